@@ -1,0 +1,31 @@
+// tilecheck: reference-vs-kernel numerical validation for Marlin-style INT4xFP16 GEMM kernels.
+// Exit codes: 0 pass, 1 mismatch (or failed check), 2 bad input or usage.
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "commands.h"
+#include "tilecheck/error.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"tilecheck: validate Marlin-style INT4xFP16 GEMM kernels against a CPU reference"};
+  app.require_subcommand(1);
+  const std::vector<tc::cli::Command> commands = {tc::cli::add_run(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    for (const auto& command : commands)
+      if (command.app->parsed()) return command.run();
+  } catch (const tc::Error& e) {
+    std::fprintf(stderr, "tilecheck: error: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tilecheck: internal error: %s\n", e.what());
+    return 2;
+  }
+  return 2;
+}

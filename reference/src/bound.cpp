@@ -1,0 +1,143 @@
+#include "tilecheck/bound.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tilecheck/error.h"
+
+namespace tc {
+namespace {
+
+constexpr double kHalfSubnormalError = kHalfMinSubnormal / 2;  // 2^-25: worst absolute RN16 error
+                                                                // below 2^-14
+constexpr double kWiden = 1.0 + 1.0 / 1125899906842624.0;  // 1 + 2^-50: covers double rounding of
+                                                           // the endpoints computed here
+
+double key_value(half_bits h) { return half_to_double(h); }
+
+Admissible from_candidates(half_bits a, half_bits b) {
+  Admissible out;
+  if (is_nan(a) || is_nan(b)) {
+    out.unbounded = true;  // e.g. an overflowed accumulator times a zero scale: NaN or zero
+    return out;
+  }
+  out.key_lo = std::min(half_key(a), half_key(b));
+  out.key_hi = std::max(half_key(a), half_key(b));
+  return out;
+}
+
+}  // namespace
+
+double gamma(int n, double u) {
+  const double nu = n * u;
+  return nu >= 1.0 ? std::numeric_limits<double>::infinity() : nu / (1.0 - nu);
+}
+
+bool admits(const Admissible& a, half_bits got) {
+  if (a.unbounded) return true;
+  if (a.nan_expected) return is_nan(got);
+  if (is_nan(got)) return false;
+  const std::int32_t k = half_key(got);
+  return k >= a.key_lo && k <= a.key_hi;
+}
+
+Admissible admissible_output(double y, double E, half_bits scale, int group, Contract contract) {
+  Admissible out;
+  const double s = half_to_double(scale);
+  if (std::isnan(y) || (is_per_column(group) && std::isnan(s))) {
+    out.nan_expected = true;
+    return out;
+  }
+  if (std::isinf(y)) {  // a non-finite input made the sum infinite: the epilogue alone decides
+    const half_bits r = epilogue(y, y * s, scale, group, contract);
+    if (is_nan(r)) {
+      out.nan_expected = true;
+    } else {
+      out.key_lo = out.key_hi = half_key(r);
+    }
+    return out;
+  }
+  require(E >= 0.0, "allowance E=", E, " must be non-negative");
+  const double lo = (y - E) * (y - E < 0 ? kWiden : 1 / kWiden);
+  const double hi = (y + E) * (y + E > 0 ? kWiden : 1 / kWiden);
+  if (!is_per_column(group)) return from_candidates(round_to_half(lo), round_to_half(hi));
+  if (contract == Contract::marlin) {
+    const double t_lo = key_value(round_to_half(lo)), t_hi = key_value(round_to_half(hi));
+    return from_candidates(round_to_half(t_lo * s), round_to_half(t_hi * s));
+  }
+  const auto fp32_then_half = [&](double acc) {
+    return round_to_half(static_cast<double>(round_to_float(acc * s)));
+  };
+  return from_candidates(fp32_then_half(lo), fp32_then_half(hi));
+}
+
+double allowance(double S, int K, int cross_block_adds, const std::vector<double>& partial_S) {
+  double E = gamma(K + cross_block_adds, kAccumulatorUnit) * S;
+  for (double Sj : partial_S) {
+    // The stored partial is at most its exact magnitude sum plus every error made so far.
+    E += kHalfUnitRoundoff * (Sj + E) + kHalfSubnormalError;
+  }
+  return E;
+}
+
+OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const F64Matrix& y_exact,
+                           const F64Matrix& S, Contract contract, const Schedule& schedule) {
+  const int M = schedule.shape.M, N = schedule.shape.N, K = schedule.shape.K;
+  require(y_exact.rows() == M && y_exact.cols() == N && S.rows() == M && S.cols() == N,
+          "reference is (", y_exact.rows(), ", ", y_exact.cols(), ") but the schedule is for (", M,
+          ", ", N, ")");
+  OutputBounds b;
+  b.key_lo.resize(M, N);
+  b.key_hi.resize(M, N);
+  b.flags.resize(M, N);
+  b.allowance.resize(M, N);
+
+  // Only the marlin contract needs A and w^: the fp16 partial sums depend on where slices start.
+  F64Matrix a, a_abs, w_hat, w_abs;
+  if (contract == Contract::marlin) {
+    a = to_double(A);
+    a_abs = a.cwiseAbs();
+    w_hat = to_double(dequantize(w));
+    w_abs = w_hat.cwiseAbs();
+  }
+  const int tile_n = schedule.config.tile_n(), tile_k = schedule.config.tile_k();
+  for (const LaunchSchedule& launch : schedule.launches) {
+    const int chunk_rows = 16 * launch.plan.m_blocks;
+    for (int column = 0; column < launch.columns; ++column) {
+      const int row0 = launch.plan.row_begin + launch.chunk_of(column) * chunk_rows;
+      const int rows = std::min(chunk_rows, launch.plan.row_begin + launch.plan.rows - row0);
+      const int col0 = launch.n_tile_of(column) * tile_n;
+      const int first = launch.column_start[column], count = launch.column_start[column + 1] - first;
+      // Partial sums stored in fp16 (marlin): after reduction steps 0 .. count-2, each the sum over
+      // the k-tiles from that step's slice to the end of K.
+      std::vector<F64Matrix> partial_S, partial_y;
+      if (contract == Contract::marlin) {
+        for (int j = 0; j + 1 < count; ++j) {
+          const Slice& slice = launch.slices[launch.column_slices[first + j]];
+          const int k0 = slice.k_tile_begin * tile_k;
+          partial_S.push_back(a_abs.block(row0, k0, rows, K - k0) * w_abs.block(k0, col0, K - k0, tile_n));
+          partial_y.push_back(a.block(row0, k0, rows, K - k0) * w_hat.block(k0, col0, K - k0, tile_n));
+        }
+      }
+      std::vector<double> Sj(partial_S.size());
+      for (int r = 0; r < rows; ++r) {
+        for (int c = 0; c < tile_n; ++c) {
+          const int i = row0 + r, j = col0 + c;
+          for (size_t p = 0; p < Sj.size(); ++p) Sj[p] = partial_S[p](r, c);
+          const double E = allowance(S(i, j), K, count - 1, Sj);
+          Admissible adm = admissible_output(y_exact(i, j), E, w.scales(0, j), w.group, contract);
+          for (size_t p = 0; p < partial_y.size(); ++p)  // an fp16 partial may round to Inf
+            if (std::fabs(partial_y[p](r, c)) + E >= kHalfOverflow) adm.unbounded = true;
+          b.key_lo(i, j) = adm.key_lo;
+          b.key_hi(i, j) = adm.key_hi;
+          b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));
+          b.allowance(i, j) = E;
+        }
+      }
+    }
+  }
+  return b;
+}
+
+}  // namespace tc

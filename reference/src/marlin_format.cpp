@@ -1,0 +1,103 @@
+#include "tilecheck/marlin_format.h"
+
+#include "tilecheck/error.h"
+#include "tilecheck/shape.h"
+
+namespace tc {
+namespace {
+
+// Position of code (k, n) in the mma m16n8k16 B fragments of its 16x16 tile: which lane holds it
+// and which of the lane's eight codes it is (block * 4 + {r, r+1, r+8, r+9} index).
+struct FragmentSlot {
+  int lane;
+  int element;
+};
+
+FragmentSlot fragment_slot(int k_in_tile, int n_in_tile) {
+  const int block = n_in_tile / 8;
+  const int lane = 4 * (n_in_tile % 8) + (k_in_tile % 8) / 2;
+  const int element = 4 * block + 2 * (k_in_tile / 8) + (k_in_tile % 2);
+  return {lane, element};
+}
+
+// Nibble that holds fragment element e: the order [0, 2, 4, 6, 1, 3, 5, 7] puts rows r / r+8 of both
+// blocks in the low byte of each 16-bit half and rows r+1 / r+9 in the high one.
+int nibble_of_element(int e) { return (e % 2) * 4 + e / 2; }
+
+void require_packable(const CodeMatrix& codes) {
+  require(codes.rows() > 0 && codes.rows() % 16 == 0, "codes have K=", codes.rows(),
+          " rows; expected a positive multiple of 16");
+  require(codes.cols() > 0 && codes.cols() % 64 == 0, "codes have N=", codes.cols(),
+          " columns; expected a positive multiple of 64");
+}
+
+}  // namespace
+
+NibblePosition packed_position(int k, int n) {
+  const int tile = n / 16;
+  const FragmentSlot slot = fragment_slot(k % 16, n % 16);
+  const int word = (tile / 4) * 128 + 4 * slot.lane + tile % 4;
+  return {k / 16, word, nibble_of_element(slot.element)};
+}
+
+PackedMatrix pack_weights(const CodeMatrix& codes) {
+  require_packable(codes);
+  PackedMatrix packed = PackedMatrix::Zero(codes.rows() / 16, 2 * codes.cols());
+  for (int k = 0; k < codes.rows(); ++k) {
+    for (int n = 0; n < codes.cols(); ++n) {
+      const int q = codes(k, n);
+      require(q <= 15, "code ", q, " at (", k, ", ", n, ") is out of range (expected 0..15)");
+      const NibblePosition p = packed_position(k, n);
+      auto& word = reinterpret_cast<std::uint32_t&>(packed(p.row, p.col));
+      word |= static_cast<std::uint32_t>(q) << (4 * p.nibble);
+    }
+  }
+  return packed;
+}
+
+CodeMatrix unpack_weights(const PackedMatrix& packed) {
+  require(packed.rows() > 0 && packed.cols() > 0 && packed.cols() % 128 == 0, "packed weights are (",
+          packed.rows(), ", ", packed.cols(), "); expected (K/16, 2N) with N a multiple of 64");
+  const int K = static_cast<int>(packed.rows()) * 16;
+  const int N = static_cast<int>(packed.cols()) / 2;
+  CodeMatrix codes(K, N);
+  for (int k = 0; k < K; ++k) {
+    for (int n = 0; n < N; ++n) {
+      const NibblePosition p = packed_position(k, n);
+      const auto word = static_cast<std::uint32_t>(packed(p.row, p.col));
+      codes(k, n) = static_cast<std::uint8_t>((word >> (4 * p.nibble)) & 0xF);
+    }
+  }
+  return codes;
+}
+
+int permuted_scale_column(int n, int group) {
+  if (is_per_column(group)) {
+    // new[8i + m] = old[2i + {0,1,8,9,16,17,24,25}[m]] within each 32-column chunk
+    const int c = n % 32;
+    const int i = (c % 8) / 2;
+    const int m = 2 * (c / 8) + c % 2;
+    return n - c + 8 * i + m;
+  }
+  // new[8i + j] = old[i + 8j] within each 64-column chunk
+  const int c = n % 64;
+  return n - c + 8 * (c % 8) + c / 8;
+}
+
+HalfMatrix permute_scales(const HalfMatrix& scales, int group) {
+  require(scales.cols() > 0 && scales.cols() % 64 == 0, "scales have N=", scales.cols(),
+          " columns; expected a positive multiple of 64");
+  HalfMatrix out(scales.rows(), scales.cols());
+  for (int n = 0; n < scales.cols(); ++n) out.col(permuted_scale_column(n, group)) = scales.col(n);
+  return out;
+}
+
+HalfMatrix unpermute_scales(const HalfMatrix& permuted, int group) {
+  require(permuted.cols() > 0 && permuted.cols() % 64 == 0, "scales have N=", permuted.cols(),
+          " columns; expected a positive multiple of 64");
+  HalfMatrix out(permuted.rows(), permuted.cols());
+  for (int n = 0; n < permuted.cols(); ++n) out.col(n) = permuted.col(permuted_scale_column(n, group));
+  return out;
+}
+
+}  // namespace tc
