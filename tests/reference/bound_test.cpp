@@ -1,0 +1,174 @@
+// The bound is checked against emulations of the kernel's arithmetic: it must never be violated
+// by fp32 accumulation that truncates in any order (with the schedule's cross-block reductions,
+// fp16 partial sums under the marlin contract), and it must be tight enough that accumulating in
+// fp16 instead breaks it.
+#include "tilecheck/bound.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "tilecheck/gemm.h"
+#include "test_inputs.h"
+
+namespace tc {
+namespace {
+
+double trunc32(double x) {  // round toward zero to binary32
+  float f = static_cast<float>(x);
+  if (std::fabs(static_cast<double>(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
+  return f;
+}
+double rn32(double x) { return static_cast<float>(x); }
+double rn16(double x) { return half_to_double(round_to_half(x)); }
+
+// One output element the way a Marlin-style kernel may compute it: each slice sums its k-range in
+// 16-deep MMA steps taken in a random order, spread over `warp_rows` partial accumulators that are
+// then added; the slices are combined in reduction order through fp32 or fp16 partials; then the
+// epilogue. Every fp32 addition truncates (the worst case of the model).
+half_bits emulate_element(const F64Matrix& a, const F64Matrix& w, int i, int j, half_bits scale, int group,
+                          Contract contract, const std::vector<Slice>& slices, int tile_k,
+                          const CounterRng& rng, std::uint64_t counter) {
+  double stored = 0;
+  for (size_t n = 0; n < slices.size(); ++n) {
+    std::vector<int> steps;
+    for (int k = slices[n].k_tile_begin * tile_k; k < slices[n].k_tile_end * tile_k; k += 16) steps.push_back(k);
+    for (size_t s = steps.size(); s > 1; --s)
+      std::swap(steps[s - 1], steps[rng.integer(counter++, 0, s - 1)]);
+    double warps[4] = {0, 0, 0, 0};
+    for (size_t s = 0; s < steps.size(); ++s) {
+      double acc = warps[s % 4];
+      for (int k = steps[s]; k < steps[s] + 16; ++k) acc = trunc32(acc + a(i, k) * w(k, j));
+      warps[s % 4] = acc;
+    }
+    double sum = trunc32(trunc32(warps[0] + warps[1]) + trunc32(warps[2] + warps[3]));
+    if (n > 0) sum = trunc32(sum + stored);
+    stored = (contract == Contract::marlin && n + 1 < slices.size()) ? rn16(sum) : sum;
+  }
+  const double acc = stored;
+  if (!is_per_column(group)) return round_to_half(acc);
+  const double s = half_to_double(scale);
+  if (contract == Contract::marlin) return round_to_half(rn16(acc) * s);
+  return round_to_half(rn32(acc * s));
+}
+
+struct EmulationCase {
+  Shape shape;
+  TileConfig config;
+  int sms;
+  Contract contract;
+};
+
+class BoundHolds : public ::testing::TestWithParam<EmulationCase> {};
+
+TEST_P(BoundHolds, ForTruncatingFp32AccumulationInRandomOrder) {
+  const auto& c = GetParam();
+  const HalfMatrix A = testing::normal_half(c.shape.M, c.shape.K, 21, "A");
+  const QuantizedWeights q = testing::normal_weights(c.shape.K, c.shape.N, c.shape.group, 22);
+  const ReferenceOutput ref = reference_gemm(A, q, c.contract, GemmPath::exact);
+  const Schedule schedule = make_schedule(c.shape, c.config, c.sms);
+  const OutputBounds bounds = output_bounds(A, q, ref.y_exact, ref.S, c.contract, schedule);
+  const F64Matrix a = to_double(A), w = to_double(dequantize(q));
+  const CounterRng rng(23, "order");
+  int multi_slice = 0;
+  for (int i = 0; i < c.shape.M; ++i) {
+    for (int j = 0; j < c.shape.N; ++j) {
+      const std::vector<Slice> slices = slices_of(schedule, locate(schedule, i, j));
+      multi_slice += slices.size() > 1;
+      for (int trial = 0; trial < 3; ++trial) {
+        const half_bits got = emulate_element(a, w, i, j, q.scales(0, j), q.group, c.contract, slices,
+                                              c.config.tile_k(), rng, (i * 7919ull + j) * 100000 + trial * 10000);
+        const Admissible adm = bounds.at(i, j);
+        ASSERT_TRUE(admits(adm, got)) << "(" << i << ", " << j << ") got " << half_to_double(got)
+                                      << " admissible keys [" << adm.key_lo << ", " << adm.key_hi
+                                      << "] y*=" << ref.y_exact(i, j) << " E=" << bounds.allowance(i, j);
+      }
+    }
+  }
+  if (c.sms > 1) {
+    EXPECT_GT(multi_slice, 0) << "the case never splits a column across blocks";
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Emulation, BoundHolds,
+    ::testing::Values(EmulationCase{{8, 256, 1024, 128}, {1, 8, 8, 8}, 1, Contract::fp32},
+                      EmulationCase{{8, 256, 1024, 128}, {1, 8, 8, 8}, 7, Contract::marlin},
+                      EmulationCase{{17, 256, 2048, -1}, {2, 16, 4, -1}, 5, Contract::marlin},
+                      EmulationCase{{17, 256, 2048, -1}, {2, 16, 4, -1}, 5, Contract::fp32},
+                      EmulationCase{{5, 256, 4096, 32}, {1, 16, 4, 2}, 16, Contract::marlin},
+                      EmulationCase{{33, 128, 768, 64}, {3, 8, 8, 4}, 3, Contract::fp32}),
+    [](const auto& test_info) {
+      const auto& p = test_info.param;
+      return Name(p.config) + "_m" + std::to_string(p.shape.M) + "k" + std::to_string(p.shape.K) +
+             "_" + std::string(name(p.contract)) + "_sms" + std::to_string(p.sms);
+    });
+
+// The same data accumulated in fp16 (every addition rounded to binary16) must fail the bound:
+// otherwise the bound could not tell fp32 accumulation from fp16.
+TEST(BoundIsTight, Fp16AccumulationViolatesItForDeepK) {
+  // The deterministic bound grows like K^2 (gamma_K * S), fp16 rounding error like K, so the share
+  // of violations falls with depth: measured 2026-11-30, K=1024: 40%, K=4096: 3.7%.
+  for (auto [K, min_fraction] : {std::pair{1024, 0.10}, std::pair{4096, 0.01}}) {
+    const Shape shape{16, 256, K, 128};
+    const HalfMatrix A = testing::normal_half(shape.M, K, 31, "A");
+    const QuantizedWeights q = testing::normal_weights(K, shape.N, shape.group, 32);
+    const ReferenceOutput ref = reference_gemm(A, q, Contract::fp32, GemmPath::exact);
+    const Schedule schedule = make_schedule(shape, {1, 8, 8, 8}, 1);
+    const OutputBounds bounds = output_bounds(A, q, ref.y_exact, ref.S, Contract::fp32, schedule);
+    const F64Matrix a = to_double(A), w = to_double(dequantize(q));
+    int violations = 0;
+    for (int i = 0; i < shape.M; ++i) {
+      for (int j = 0; j < shape.N; ++j) {
+        double acc = 0;
+        for (int k = 0; k < K; ++k) acc = rn16(acc + a(i, k) * w(k, j));
+        violations += !admits(bounds.at(i, j), round_to_half(acc));
+      }
+    }
+    const double fraction = double(violations) / (shape.M * shape.N);
+    std::printf("K=%d: fp16 accumulation violates the bound in %.1f%% of outputs\n", K, 100 * fraction);
+    EXPECT_GT(fraction, min_fraction) << "K=" << K << ": only " << violations << " violations";
+  }
+}
+
+TEST(Admissible, ExactSumsAdmitOnlyTheirRoundingAndSpecialsFollowTheRules) {
+  const Admissible one = admissible_output(1.0, 0.0, 0, 128, Contract::fp32);
+  EXPECT_TRUE(admits(one, round_to_half(1.0)));
+  EXPECT_FALSE(admits(one, 0x3C01));
+  EXPECT_FALSE(admits(one, kHalfCanonicalNan));
+  const Admissible zero = admissible_output(0.0, 0.0, 0, 128, Contract::fp32);
+  EXPECT_TRUE(admits(zero, 0x8000));  // -0 equals +0
+  const Admissible nan = admissible_output(std::nan(""), 0.0, 0, 128, Contract::fp32);
+  EXPECT_TRUE(admits(nan, 0xFE01));
+  EXPECT_FALSE(admits(nan, 0x0000));
+  const Admissible inf = admissible_output(INFINITY, 0.0, 0, 128, Contract::fp32);
+  EXPECT_TRUE(admits(inf, kHalfPosInf));
+  EXPECT_FALSE(admits(inf, 0x7BFF));
+  // Straddling the overflow threshold admits both 65504 and +Inf.
+  const Admissible edge = admissible_output(65510.0, 20.0, 0, 128, Contract::fp32);
+  EXPECT_TRUE(admits(edge, 0x7BFF));
+  EXPECT_TRUE(admits(edge, kHalfPosInf));
+  // Per-column marlin: RN16(acc) first, so 70000 * 0.001 overflows; fp32 does not.
+  const half_bits s = round_to_half(0.001);
+  EXPECT_TRUE(admits(admissible_output(70000.0, 0.0, s, -1, Contract::marlin), kHalfPosInf));
+  EXPECT_FALSE(admits(admissible_output(70000.0, 0.0, s, -1, Contract::fp32), kHalfPosInf));
+  // A negative scale flips the interval.
+  const Admissible flipped = admissible_output(10.0, 1.0, round_to_half(-2.0), -1, Contract::fp32);
+  EXPECT_TRUE(admits(flipped, round_to_half(-20.0)));
+  EXPECT_TRUE(admits(flipped, round_to_half(-21.5)));
+  EXPECT_FALSE(admits(flipped, round_to_half(20.0)));
+}
+
+TEST(Allowance, GrowsWithDepthAndWithFp16Partials) {
+  EXPECT_DOUBLE_EQ(gamma(1, 0.5), 1.0);
+  EXPECT_TRUE(std::isinf(gamma(2, 0.5)));
+  const double base = allowance(100.0, 4096, 0, {});
+  EXPECT_NEAR(base, 4096 * 0x1p-23 * 100, 1e-3 * base);  // gamma_n(u) = nu / (1 - nu)
+  EXPECT_GT(allowance(100.0, 4096, 2, {50.0, 80.0}), base + 0x1p-11 * 130);
+}
+
+}  // namespace
+}  // namespace tc

@@ -1,0 +1,27 @@
+// Random test inputs for the reference tests, from the counter-based RNG only.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "tilecheck/matrix.h"
+#include "tilecheck/quantize.h"
+#include "tilecheck/rng.h"
+
+namespace tc::testing {
+
+inline HalfMatrix normal_half(int rows, int cols, std::uint64_t seed, const char* stream) {
+  const CounterRng rng(seed, stream);
+  HalfMatrix out(rows, cols);
+  for (Eigen::Index i = 0; i < out.size(); ++i)
+    out.data()[i] = round_to_half(std::ldexp(double(rng.normal_units(i)), -32));
+  return out;
+}
+
+inline QuantizedWeights normal_weights(int K, int N, int group, std::uint64_t seed) {
+  const CounterRng rng(seed, "W");
+  F64Matrix W(K, N);
+  for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = std::ldexp(double(rng.normal_units(i)), -32);
+  return quantize(W, group);
+}
+
+}  // namespace tc::testing
