@@ -1,0 +1,95 @@
+/* tilecheck plugin ABI: how the suite drives any INT4xFP16 GEMM kernel built as a shared library.
+ *
+ * A kernel library exports the three functions declared at the end (tc_plugin_info,
+ * tc_plugin_workspace_size, tc_plugin_run). tilecheck loads it with dlopen, fills a tc_problem and
+ * calls tc_plugin_run. Our own kernel is exposed through exactly this ABI (docs/plugin.md).
+ *
+ * Layouts (all device pointers, 16-byte aligned):
+ *   A:      (M, K) fp16 row-major
+ *   B:      (K/16, 2N) int32, the Marlin packed format (docs/plugin.md, reference/marlin_format.h)
+ *   scales: (G, N) fp16, Marlin-permuted; G = K/group, or 1 for per-column scales (group = -1)
+ *   C:      (M, N) fp16 row-major, written by the kernel
+ * Plain C, so that any toolchain can implement it. */
+#ifndef TILECHECK_PLUGIN_H
+#define TILECHECK_PLUGIN_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TC_PLUGIN_ABI_VERSION 1
+
+#if defined(__GNUC__)
+#define TC_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define TC_PLUGIN_EXPORT
+#endif
+
+typedef enum {
+  TC_OK = 0,
+  TC_ERR_INVALID_ARGUMENT = 1, /* a size, pointer, alignment or option is invalid */
+  TC_ERR_UNSUPPORTED = 2,      /* valid problem, but no configuration of this kernel runs it */
+  TC_ERR_WORKSPACE = 3,        /* workspace missing, too small, or not in its zeroed state */
+  TC_ERR_CUDA = 4              /* a CUDA call or the launch failed */
+} tc_status;
+
+typedef enum {
+  TC_CONTRACT_MARLIN = 0, /* fp16 partial sums in C; per-column: RN16(RN16(acc) * s) */
+  TC_CONTRACT_FP32 = 1    /* fp32 partial sums in the workspace; per-column: RN16(acc * s) */
+} tc_contract;
+
+/* A tile configuration; all zero asks the kernel to choose. */
+typedef struct {
+  int m_blocks;     /* 16-row blocks per thread-block tile: 1..4 */
+  int n_blocks;     /* 16-column blocks: 8 (128 wide) or 16 (256 wide) */
+  int k_blocks;     /* 16-deep blocks: 8 (128 deep) or 4 (64 deep) */
+  int group_blocks; /* group / 16, or -1 for per-column scales */
+} tc_tile_config;
+
+#define TC_FLAG_SKIP_WORKSPACE_CHECK 1u /* do not read the locks back before launching (benchmarks,
+                                           CUDA graph capture); the caller vouches they are zero */
+
+typedef struct {
+  int abi_version; /* TC_PLUGIN_ABI_VERSION */
+  int M, N, K;
+  int group;       /* 32, 64, 128, or -1: one scale per output column */
+  tc_contract contract;
+  const void* A;
+  const void* B;
+  const void* scales;
+  void* C;
+  void* workspace;        /* zeroed once by the caller; the kernel leaves it zeroed */
+  size_t workspace_bytes; /* at least tc_plugin_workspace_size() */
+  void* stream;           /* cudaStream_t; NULL is the legacy default stream */
+  tc_tile_config config;  /* all zero: automatic */
+  int sms;                /* grid size (thread blocks); 0: the device's multiprocessor count */
+  int max_par;            /* most 64-row problems batched per launch; 0: 16 */
+  unsigned flags;
+} tc_problem;
+
+typedef struct {
+  int abi_version;
+  const char* name;        /* e.g. "tilecheck-marlin" */
+  const char* variant;     /* e.g. "upstream", "swapped", "mut07-no-lock" */
+  int config_count;        /* entries in configs */
+  const tc_tile_config* configs;
+} tc_plugin_info_t;
+
+/* Static description of the library. */
+TC_PLUGIN_EXPORT const tc_plugin_info_t* tc_plugin_info(void);
+/* Bytes of workspace tc_plugin_run needs for this problem (sizes, group, contract, config, sms,
+ * max_par are read; pointers are not). Returns TC_OK or an error with a message. */
+TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_size(const tc_problem* problem, size_t* bytes, char* message,
+                                            size_t message_capacity);
+/* Validates everything, then launches on problem->stream. Never launches on invalid input. On
+ * error, writes a one-line reason into message (if not NULL). Thread-safe for different streams
+ * with different workspaces; a workspace must not be shared by launches that may run at once. */
+TC_PLUGIN_EXPORT tc_status tc_plugin_run(const tc_problem* problem, char* message, size_t message_capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILECHECK_PLUGIN_H */

@@ -1,0 +1,41 @@
+// Loads a kernel library that implements the plugin ABI (tilecheck/plugin.h) with dlopen, checks
+// its ABI version, and calls it. Our own kernel variants are loaded the same way.
+#pragma once
+#include <string>
+
+#include "tilecheck/kernel_api.h"
+#include "tilecheck/plugin.h"
+
+namespace tc {
+
+struct RunResult {
+  tc_status status = TC_OK;
+  std::string message;
+  bool ok() const { return status == TC_OK; }
+};
+
+class KernelPlugin {
+ public:
+  // Throws tc::Error naming the path and the problem (missing file, missing symbol, ABI mismatch).
+  static KernelPlugin load(const std::string& path);
+
+  const tc_plugin_info_t& info() const { return *info_; }
+  const std::string& path() const { return path_; }
+  RunResult workspace_size(const tc_problem& problem, size_t& bytes) const;
+  RunResult run(const tc_problem& problem) const;
+  bool can_trace() const { return traced_ != nullptr; }
+  // Only for libraries that export tc_kernel_run_traced (ours); throws otherwise.
+  RunResult run_traced(const tc_problem& problem, int* trace, int capacity) const;
+
+ private:
+  std::string path_;
+  void* handle_ = nullptr;  // kept open for the life of the process
+  const tc_plugin_info_t* info_ = nullptr;
+  tc_status (*workspace_size_)(const tc_problem*, size_t*, char*, size_t) = nullptr;
+  tc_status (*run_)(const tc_problem*, char*, size_t) = nullptr;
+  tc_kernel_run_traced_fn traced_ = nullptr;
+};
+
+const char* status_name(tc_status s);
+
+}  // namespace tc

@@ -1,0 +1,219 @@
+// The kernel's host API, exported through the plugin C ABI (tilecheck/plugin.h). Reads top to
+// bottom: check every precondition -> resolve the configuration -> check the workspace -> plan the
+// launches (reference/'s schedule model) -> launch each -> check the launch error.
+#include <cstdarg>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "kernel_table.h"
+#include "tilecheck/error.h"
+#include "tilecheck/kernel_api.h"
+#include "tilecheck/plugin.h"
+#include "tilecheck/schedule.h"
+
+#ifndef TC_VARIANT_NAME
+#define TC_VARIANT_NAME "upstream"
+#endif
+
+namespace tc::kernel {
+namespace {
+
+constexpr std::size_t kLockAlignment = 256;
+
+struct Failure {
+  tc_status status;
+  std::string message;
+};
+
+[[noreturn]] void fail(tc_status status, std::string message) { throw Failure{status, std::move(message)}; }
+
+void check_cuda(cudaError_t e, const char* what, const char* file, int line) {
+  if (e != cudaSuccess) fail(TC_ERR_CUDA, cat(what, " failed: ", cudaGetErrorString(e), " (", file, ":", line, ")"));
+}
+#define TC_CUDA(call) check_cuda((call), #call, __FILE__, __LINE__)
+
+bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+struct Resolved {
+  Shape shape;
+  TileConfig config;
+  int sms;
+  int max_par;
+  std::size_t lock_bytes;
+  std::size_t partial_bytes;
+};
+
+Resolved resolve(const tc_problem* p) {
+  if (p == nullptr) fail(TC_ERR_INVALID_ARGUMENT, "problem is NULL");
+  if (p->abi_version != TC_PLUGIN_ABI_VERSION)
+    fail(TC_ERR_INVALID_ARGUMENT, cat("abi_version=", p->abi_version, " but this kernel implements ",
+                                      TC_PLUGIN_ABI_VERSION));
+  Resolved r;
+  r.shape = Shape{p->M, p->N, p->K, p->group};
+  try {
+    validate_shape(r.shape);
+  } catch (const Error& e) {
+    fail(TC_ERR_INVALID_ARGUMENT, e.what());
+  }
+  if (p->contract != TC_CONTRACT_MARLIN && p->contract != TC_CONTRACT_FP32)
+    fail(TC_ERR_INVALID_ARGUMENT, cat("contract=", int(p->contract), " (expected 0 marlin or 1 fp32)"));
+  if (p->sms < 0 || p->sms > 65535) fail(TC_ERR_INVALID_ARGUMENT, cat("sms=", p->sms, " (expected 0..65535)"));
+  if (p->max_par < 0 || p->max_par > 1024)
+    fail(TC_ERR_INVALID_ARGUMENT, cat("max_par=", p->max_par, " (expected 0..1024)"));
+  r.max_par = p->max_par == 0 ? kDefaultMaxPar : p->max_par;
+  const tc_tile_config& c = p->config;
+  const bool automatic = c.m_blocks == 0 && c.n_blocks == 0 && c.k_blocks == 0 && c.group_blocks == 0;
+  try {
+    r.config = automatic ? choose_config(r.shape) : TileConfig{c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks};
+    if (!automatic) validate_config(r.config, r.shape);
+  } catch (const Error& e) {
+    fail(automatic ? TC_ERR_UNSUPPORTED : TC_ERR_INVALID_ARGUMENT, e.what());
+  }
+  if (device::find_kernel(r.config).kernel == nullptr)
+    fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", Name(r.config),
+                                 " (built: m1..m4 x n8k8/n16k4 x g2/g4/g8/gcol)"));
+  r.sms = p->sms;
+  if (r.sms == 0) {
+    int device = 0;
+    TC_CUDA(cudaGetDevice(&device));
+    TC_CUDA(cudaDeviceGetAttribute(&r.sms, cudaDevAttrMultiProcessorCount, device));
+  }
+  const std::size_t locks = static_cast<std::size_t>(r.shape.N / r.config.tile_n()) * r.max_par;
+  r.lock_bytes = (locks * sizeof(int) + kLockAlignment - 1) / kLockAlignment * kLockAlignment;
+  r.partial_bytes = p->contract == TC_CONTRACT_FP32
+                        ? static_cast<std::size_t>(r.sms) * r.config.tile_m() * r.config.tile_n() * sizeof(float)
+                        : 0;
+  return r;
+}
+
+void check_buffers(const tc_problem* p, const Resolved& r) {
+  const struct { const void* ptr; const char* name; } buffers[] = {
+      {p->A, "A"}, {p->B, "B"}, {p->scales, "scales"}, {p->C, "C"}, {p->workspace, "workspace"}};
+  for (const auto& b : buffers) {
+    if (b.ptr == nullptr) fail(TC_ERR_INVALID_ARGUMENT, cat(b.name, " is NULL"));
+    if (!aligned16(b.ptr)) fail(TC_ERR_INVALID_ARGUMENT, cat(b.name, " at ", b.ptr, " is not 16-byte aligned"));
+  }
+  const std::size_t need = r.lock_bytes + r.partial_bytes;
+  if (p->workspace_bytes < need)
+    fail(TC_ERR_WORKSPACE, cat("workspace has ", p->workspace_bytes, " bytes; this problem needs ", need,
+                               " (config ", Name(r.config), ", sms=", r.sms, ", max_par=", r.max_par, ")"));
+}
+
+// The locks must be zero: a non-zero lock means an earlier launch died mid-reduction or the
+// workspace is shared with a launch in flight, and would make this one hang or race.
+void check_locks_zero(const tc_problem* p, const Resolved& r, cudaStream_t stream) {
+  if (p->flags & TC_FLAG_SKIP_WORKSPACE_CHECK) return;
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  TC_CUDA(cudaStreamIsCapturing(stream, &capture));
+  if (capture != cudaStreamCaptureStatusNone) return;  // cannot read back inside a graph capture
+  std::vector<int> locks(r.lock_bytes / sizeof(int));
+  TC_CUDA(cudaMemcpyAsync(locks.data(), p->workspace, r.lock_bytes, cudaMemcpyDeviceToHost, stream));
+  TC_CUDA(cudaStreamSynchronize(stream));
+  for (std::size_t i = 0; i < locks.size(); ++i)
+    if (locks[i] != 0)
+      fail(TC_ERR_WORKSPACE, cat("workspace lock ", i, " is ", locks[i], ", not 0: zero the workspace once before "
+                                 "first use, and never share it between launches that may run at once"));
+}
+
+void launch_all(const tc_problem* p, const Resolved& r, int* trace, int trace_capacity) {
+  const auto stream = static_cast<cudaStream_t>(p->stream);
+  check_locks_zero(p, r, stream);
+  const std::vector<LaunchPlan> plans = plan_launches(r.shape.M, r.config.m_blocks, r.max_par);
+  for (std::size_t l = 0; l < plans.size(); ++l) {
+    const LaunchPlan& plan = plans[l];
+    TileConfig config = r.config;
+    config.m_blocks = plan.m_blocks;
+    const device::KernelEntry entry = device::find_kernel(config);
+    if (entry.kernel == nullptr) fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", Name(config)));
+    TC_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(entry.kernel),
+                                 cudaFuncAttributeMaxDynamicSharedMemorySize, entry.smem_bytes));
+    device::KernelArgs args{};
+    args.A = static_cast<const int4*>(p->A) + static_cast<std::size_t>(plan.row_begin) * r.shape.K / 8;
+    args.B = static_cast<const int4*>(p->B);
+    args.scales = static_cast<const int4*>(p->scales);
+    args.C = static_cast<int4*>(p->C) + static_cast<std::size_t>(plan.row_begin) * r.shape.N / 8;
+    args.locks = static_cast<int*>(p->workspace);
+    args.partials = r.partial_bytes ? reinterpret_cast<float*>(static_cast<char*>(p->workspace) + r.lock_bytes) : nullptr;
+    args.trace = trace ? trace + l * r.sms * (1 + 5 * trace_capacity) : nullptr;
+    args.trace_capacity = trace_capacity;
+    args.rows = plan.rows;
+    args.N = r.shape.N;
+    args.K = r.shape.K;
+    args.par = plan.par;
+    args.contract = p->contract;
+    entry.kernel<<<r.sms, kThreads, entry.smem_bytes, stream>>>(args);
+    TC_CUDA(cudaGetLastError());
+  }
+}
+
+void write_message(char* message, std::size_t capacity, const std::string& text) {
+  if (message == nullptr || capacity == 0) return;
+  std::snprintf(message, capacity, "%s", text.c_str());
+}
+
+template <typename Body>
+tc_status guarded(char* message, std::size_t capacity, Body&& body) {
+  try {
+    body();
+    write_message(message, capacity, "");
+    return TC_OK;
+  } catch (const Failure& f) {
+    write_message(message, capacity, f.message);
+    return f.status;
+  } catch (const std::exception& e) {
+    write_message(message, capacity, cat("internal error: ", e.what()));
+    return TC_ERR_INVALID_ARGUMENT;
+  }
+}
+
+}  // namespace
+
+tc_status run_traced(const tc_problem* problem, int* trace, int trace_capacity, char* message,
+                     std::size_t capacity) {
+  return guarded(message, capacity, [&] {
+    const Resolved r = resolve(problem);
+    check_buffers(problem, r);
+    launch_all(problem, r, trace, trace_capacity);
+  });
+}
+
+}  // namespace tc::kernel
+
+extern "C" {
+
+const tc_plugin_info_t* tc_plugin_info(void) {
+  static const tc_plugin_info_t info = [] {
+    static tc_tile_config configs[tc::device::kConfigCount];
+    for (int i = 0; i < tc::device::kConfigCount; ++i) {
+      const tc::TileConfig& c = tc::device::all_configs()[i];
+      configs[i] = {c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks};
+    }
+    return tc_plugin_info_t{TC_PLUGIN_ABI_VERSION, "tilecheck-marlin", TC_VARIANT_NAME,
+                            tc::device::kConfigCount, configs};
+  }();
+  return &info;
+}
+
+tc_status tc_plugin_workspace_size(const tc_problem* problem, size_t* bytes, char* message,
+                                   size_t message_capacity) {
+  return tc::kernel::guarded(message, message_capacity, [&] {
+    if (bytes == nullptr) tc::kernel::fail(TC_ERR_INVALID_ARGUMENT, "bytes is NULL");
+    const tc::kernel::Resolved r = tc::kernel::resolve(problem);
+    *bytes = r.lock_bytes + r.partial_bytes;
+  });
+}
+
+tc_status tc_plugin_run(const tc_problem* problem, char* message, size_t message_capacity) {
+  return tc::kernel::run_traced(problem, nullptr, 0, message, message_capacity);
+}
+
+tc_status tc_kernel_run_traced(const tc_problem* problem, int* trace, int trace_capacity, char* message,
+                               size_t message_capacity) {
+  return tc::kernel::run_traced(problem, trace, trace_capacity, message, message_capacity);
+}
+
+}  // extern "C"

@@ -1,0 +1,403 @@
+// The kernel under test: C = A * dequant(B) for 4-bit weights in the Marlin packed format.
+//   A: (rows, K) fp16 row-major   B: (K/16, 2N) int32 packed   scales: (G, N) fp16 permuted
+//   C: (rows, N) fp16 row-major
+// Written from the published algorithm (research/marlin.md): 256 threads, one block per SM, a
+// striped partition of k-tiles (tilecheck/stripe.h), a 4-stage cp.async pipeline, ldmatrix and
+// mma.sync m16n8k16 with fp32 accumulation, a block reduction in shared memory, a cross-block
+// reduction ordered by per-column locks, and per-column scales fetched by the last block.
+//
+// Sections: 1 dequantization  2 kernel arguments  3 the kernel: slice setup, pipeline, main loop,
+// block reduction, global reduction, write-out. Compile-time variants and mutants: variants.h.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+
+#include <cuda_fp16.h>
+
+#include "ptx.cuh"
+#include "tilecheck/smem_layout.h"
+#include "tilecheck/stripe.h"
+#include "variants.h"
+
+namespace tc::device {
+
+// ---------------------------------------------------------------------------------------------
+// 1. Dequantization: one packed word holds a lane's B fragments of one 16x16 tile (codes of rows
+// r, r+1, r+8, r+9 of n8 blocks 0 and 1). OR-ing a nibble into the mantissa of 1024.0 gives
+// 1024 + q exactly; subtracting 1024 + 8 leaves q - 8, exact in fp16. The nibble in bits 4-7 comes
+// out as 1024 + 16q, so it is scaled by 1/16 and shifted by -(64 + 8), again exactly.
+// ---------------------------------------------------------------------------------------------
+__device__ inline void dequantize_word(std::uint32_t word, std::uint32_t (&block0)[2], std::uint32_t (&block1)[2]) {
+  constexpr std::uint32_t kMagic = 0x64006400;  // 1024.0 in both halves
+  constexpr float kZero = mutant(kMutZeroPointSeven) ? 7.0f : 8.0f;
+  const half2 sub = __float2half2_rn(1024.0f + kZero);
+  const half2 mul = __float2half2_rn(1.0f / 16.0f);
+  const half2 add = __float2half2_rn(-64.0f - kZero);
+  const auto decode = [&](std::uint32_t v, std::uint32_t (&b)[2]) {
+    const half2 low = __hsub2(half2_of((v & 0x000F000Fu) | kMagic), sub);        // rows r, r+1
+    const half2 high = __hfma2(half2_of((v & 0x00F000F0u) | kMagic), mul, add);  // rows r+8, r+9
+    b[0] = bits_of(mutant(kMutNibbleSwap) ? high : low);
+    b[1] = bits_of(mutant(kMutNibbleSwap) ? low : high);
+  };
+  decode(word, block0);
+  decode(word >> 8, block1);
+}
+
+// Position of natural column `c` of a tile in the permuted per-column scale row (Marlin's order
+// new[8i + m] = old[2i + {0,1,8,9,16,17,24,25}[m]] per 32 columns); the mutant reads it with the
+// grouped permutation instead.
+__device__ inline int column_scale_slot(int c) {
+  if constexpr (mutant(kMutWrongColumnPermutation)) {
+    const int c64 = c % 64;
+    return c - c64 + 8 * (c64 % 8) + c64 / 8;
+  }
+  const int c32 = c % 32;
+  return c - c32 + 8 * ((c32 % 8) / 2) + 2 * (c32 / 8) + c32 % 2;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2. Arguments of one launch. `rows` is the number of valid rows (16 * m_blocks * par, or fewer
+// on the tail launch); rows past it are never read (zero-filled) nor written.
+// ---------------------------------------------------------------------------------------------
+struct KernelArgs {
+  const int4* A;
+  const int4* B;
+  const int4* scales;
+  int4* C;
+  float* partials;   // fp32 contract: one tile of fp32 partial sums per thread block
+  int* locks;        // one per column of tiles (n_tiles * par), zero between launches
+  int* trace;        // optional: per block, [count, then (column, k_begin, k_end, idx, count)...]
+  int trace_capacity;
+  int rows;
+  int N;
+  int K;
+  int par;
+  int contract;  // 0 marlin, 1 fp32 (tc_contract)
+};
+
+#ifdef TC_SPIN_LIMIT
+constexpr long long kSpinLimit = TC_SPIN_LIMIT;
+#endif
+
+// ---------------------------------------------------------------------------------------------
+// 3. The kernel.
+// ---------------------------------------------------------------------------------------------
+template <int M_BLOCKS, int N_BLOCKS, int K_BLOCKS, int GROUP_BLOCKS>
+__global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs args) {
+  constexpr bool kPerColumn = GROUP_BLOCKS < 0;
+  constexpr SmemLayout L =
+      smem_layout(M_BLOCKS, N_BLOCKS, K_BLOCKS, GROUP_BLOCKS, mutant(kMutScalesInReduceScratch));
+  static_assert(L.tile_bytes <= L.scale_begin, "the epilogue tile must fit in the stage area");
+  constexpr int kWarpCols = N_BLOCKS / 4;           // each warp owns 64 columns of the tile
+  constexpr int kWarpRows = 8 / kWarpCols;          // warps sharing those columns split K
+  constexpr int kSubTiles = K_BLOCKS / kWarpRows;   // 16-deep sub-tiles per warp per stage
+  static_assert(K_BLOCKS % kWarpRows == 0, "k_blocks must split evenly over the warp rows");
+  constexpr int kTileRows = 16 * M_BLOCKS;
+  constexpr int kTileCols = 16 * N_BLOCKS;
+  constexpr int kAChunks = 2 * K_BLOCKS;            // 16-byte chunks per row of an A stage
+  constexpr int kAStage = kTileRows * kAChunks;     // int4 per A stage
+  constexpr int kBRow = 8 * N_BLOCKS;               // int4 per 16-deep slab of a B stage
+  constexpr int kBStage = K_BLOCKS * kBRow;
+  constexpr int kScaleRow = 2 * N_BLOCKS;           // int4 per row of tile scales
+  constexpr int kScaleSlot = L.scale_slot / 16;
+  constexpr int kGroupTiles = GROUP_BLOCKS > K_BLOCKS ? GROUP_BLOCKS / K_BLOCKS : 1;
+
+  extern __shared__ int4 smem[];
+  char* const smem_bytes = reinterpret_cast<char*>(smem);
+  int4* const sh_a = reinterpret_cast<int4*>(smem_bytes + L.a_begin);
+  int4* const sh_b = reinterpret_cast<int4*>(smem_bytes + L.b_begin);
+  int4* const sh_s = reinterpret_cast<int4*>(smem_bytes + L.scale_begin);
+  int4* const sh_col_s = reinterpret_cast<int4*>(smem_bytes + L.column_scale_begin);
+  float* const sh_tile = reinterpret_cast<float*>(smem_bytes + L.tile_begin);
+
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int warp_col = warp % kWarpCols, warp_row = warp / kWarpCols;
+
+  const int k_tiles = args.K / (16 * K_BLOCKS);
+  const int n_tiles = args.N / kTileCols;
+  const int columns = n_tiles * args.par;
+  const int iters = stripe::iters_per_block(k_tiles, columns, gridDim.x, K_BLOCKS, GROUP_BLOCKS);
+  const int total = k_tiles * columns;
+  const int a_row = args.K / 8;  // int4 per row of A
+  const int b_row = args.N / 4;  // int4 per packed row of B
+  const int s_row = args.N / 8;  // int4 per row of scales, and per row of C
+  const int groups = kPerColumn ? 1 : args.K / (16 * GROUP_BLOCKS);
+  int* const trace = args.trace ? args.trace + blockIdx.x * (1 + 5 * args.trace_capacity) : nullptr;
+  int traced = 0;
+
+  float acc[M_BLOCKS][4][2][4];
+
+  int t = iters * blockIdx.x;
+  const int end = min(total, t + iters);
+  while (t < end) {
+    // ---- slice setup: which column, which k-tiles, where in the column's reduction order ----
+    const int column = t / k_tiles;
+    const int k_begin = t % k_tiles;
+    const int n_iters = min(k_tiles - k_begin, end - t);
+    const int slice_idx = stripe::slice_index(blockIdx.x, column, k_tiles, iters);
+    const int slice_count = stripe::slice_count(column, k_tiles, iters);
+    const bool last = slice_idx == slice_count - 1;
+    const int chunk = column / n_tiles, n_tile = column % n_tiles;
+    const int row0 = chunk * kTileRows;
+    const int rows_valid = min(kTileRows, args.rows - row0);
+    if (trace && tid == 0) {
+      if (traced < args.trace_capacity) {
+        int* record = trace + 1 + 5 * traced;
+        record[0] = column, record[1] = k_begin, record[2] = k_begin + n_iters;
+        record[3] = slice_idx, record[4] = slice_count;
+      }
+      ++traced;
+    }
+
+    // ---- pipeline: copy k-tile `kt` of A, B (and its group scales) into stage `stage` ----
+    const auto fetch_stage = [&](int stage, int kt) {
+      int4* a_dst = sh_a + stage * kAStage;
+      for (int i = tid; i < kAStage; i += kThreads) {
+        const int r = i / kAChunks, ch = i % kAChunks;
+        const bool valid = r < rows_valid;
+        const int4* src = args.A + (row0 + (valid ? r : 0)) * a_row + kt * kAChunks + ch;
+        cp_async16(a_dst + r * kAChunks + (ch ^ (r % 8)), src, valid);  // XOR swizzle: ldmatrix
+      }                                                                 // rows hit distinct banks
+      int4* b_dst = sh_b + stage * kBStage;
+      for (int i = tid; i < kBStage; i += kThreads) {
+        const int slab = i / kBRow, j = i % kBRow;
+        cp_async16(b_dst + i, args.B + (kt * K_BLOCKS + slab) * b_row + n_tile * kBRow + j, true);
+      }
+      if constexpr (!kPerColumn) {
+        const bool fetch = !mutant(kMutSharedGroupScaleSlot) || kt % kGroupTiles == 0;
+        if (fetch && tid < L.scale_rows * kScaleRow) {
+          const int q = tid / kScaleRow, j = tid % kScaleRow;
+          int group = kt * K_BLOCKS / GROUP_BLOCKS + q;
+          if constexpr (mutant(kMutGroupOffByOne)) group = (group + 1) % groups;
+          cp_async16(sh_s + stage * kScaleSlot + q * kScaleRow + j,
+                     args.scales + group * s_row + n_tile * kScaleRow + j, true);
+        }
+      }
+    };
+    const auto fetch_column_scales = [&] {
+      if (tid < kScaleRow) cp_async16(sh_col_s + tid, args.scales + n_tile * kScaleRow + tid, true);
+    };
+    const auto wait_stage = [&] {
+      if constexpr (mutant(kMutWaitOneTooFew)) {
+        cp_async_wait<kStages - 1>();
+      } else {
+        cp_async_wait<kStages - 2>();
+      }
+      if constexpr (!mutant(kMutNoStageBarrier)) __syncthreads();
+    };
+
+    // ---- one stage of MMAs: each warp takes kSubTiles 16-deep sub-tiles of its 64 columns ----
+    const auto compute_stage = [&](int stage, int it) {
+      const int4* a_src = sh_a + stage * kAStage;
+      const int4* b_src = sh_b + stage * kBStage;
+#pragma unroll
+      for (int j = 0; j < kSubTiles; ++j) {
+        const int sub = warp_row + kWarpRows * j;
+        std::uint32_t a[M_BLOCKS][4];
+#pragma unroll
+        for (int mb = 0; mb < M_BLOCKS; ++mb) {
+          const int r = mb * 16 + lane % 16, ch = 2 * sub + lane / 16;
+          ldmatrix_x4(a[mb], a_src + r * kAChunks + (ch ^ (r % 8)));
+        }
+        const int4 packed = b_src[sub * kBRow + warp_col * 32 + lane];
+        const std::uint32_t words[4] = {std::uint32_t(packed.x), std::uint32_t(packed.y),
+                                        std::uint32_t(packed.z), std::uint32_t(packed.w)};
+        half2 scale[4];  // per n16 tile t: the scales of this lane's column in n8 blocks 2t, 2t+1
+        if constexpr (!kPerColumn) {
+          int slot = stage;
+          if constexpr (mutant(kMutSharedGroupScaleSlot)) slot = (it - it % kGroupTiles) % kStages;
+          const int q = GROUP_BLOCKS < K_BLOCKS ? sub / GROUP_BLOCKS : 0;
+          const int4 s = sh_s[slot * kScaleSlot + q * kScaleRow + 8 * warp_col + lane / 4];
+          scale[0] = half2_of(s.x), scale[1] = half2_of(s.y), scale[2] = half2_of(s.z), scale[3] = half2_of(s.w);
+        }
+#pragma unroll
+        for (int tile = 0; tile < 4; ++tile) {
+          std::uint32_t b0[2], b1[2];
+          dequantize_word(words[tile], b0, b1);
+          if constexpr (!kPerColumn) {  // w^ = RN16((q - 8) * s), before the MMA
+            const half2 s0 = __low2half2(scale[tile]), s1 = __high2half2(scale[tile]);
+            b0[0] = bits_of(__hmul2(half2_of(b0[0]), s0)), b0[1] = bits_of(__hmul2(half2_of(b0[1]), s0));
+            b1[0] = bits_of(__hmul2(half2_of(b1[0]), s1)), b1[1] = bits_of(__hmul2(half2_of(b1[1]), s1));
+          }
+#pragma unroll
+          for (int mb = 0; mb < M_BLOCKS; ++mb) {
+            mma_m16n8k16(acc[mb][tile][0], a[mb], b0);
+            mma_m16n8k16(acc[mb][tile][1], a[mb], b1);
+          }
+        }
+      }
+    };
+
+    // ---- main loop: stages 0..2 in flight, then one k-tile per iteration, one barrier each ----
+    for (int s = 0; s < kStages - 1; ++s) {
+      if (s < n_iters) fetch_stage(s, k_begin + s);
+      if (kPerColumn && kFetchOrder == FetchOrder::hoisted && last && s == 0) fetch_column_scales();
+      cp_async_commit();
+    }
+#pragma unroll
+    for (int mb = 0; mb < M_BLOCKS; ++mb)
+#pragma unroll
+      for (int tile = 0; tile < 4; ++tile)
+#pragma unroll
+        for (int b = 0; b < 2; ++b)
+#pragma unroll
+          for (int i = 0; i < 4; ++i) acc[mb][tile][b][i] = 0.0f;
+    wait_stage();
+    for (int it = 0; it < n_iters; ++it) {
+      const int refill = it + kStages - 1;  // the stage read in iteration it - 1: free since the
+      if (refill < n_iters) fetch_stage(refill % kStages, k_begin + refill);  // barrier below it
+      cp_async_commit();
+      compute_stage(it % kStages, it);
+      wait_stage();
+    }
+    cp_async_wait<0>();  // only empty groups remain
+
+    // ---- block reduction: warp rows add their accumulators into the fp32 tile, in order ----
+    const bool fetch_scales_here = kPerColumn && last && kFetchOrder != FetchOrder::hoisted;
+    if (fetch_scales_here && kFetchOrder == FetchOrder::upstream) {
+      fetch_column_scales();  // issued first so its latency hides behind the reduction
+      cp_async_commit();
+    }
+    for (int r = 0; r < kWarpRows; ++r) {
+      if (warp_row == r) {
+#pragma unroll
+        for (int mb = 0; mb < M_BLOCKS; ++mb)
+#pragma unroll
+          for (int tile = 0; tile < 4; ++tile)
+#pragma unroll
+            for (int b = 0; b < 2; ++b)
+#pragma unroll
+              for (int h = 0; h < 2; ++h) {  // accumulator rows lane/4 and lane/4 + 8
+                const int row = mb * 16 + lane / 4 + 8 * h;
+                const int col = warp_col * 64 + tile * 16 + b * 8 + 2 * (lane % 4);
+                float2* dst = reinterpret_cast<float2*>(sh_tile + row * kTileCols + col);
+                const float2 v = make_float2(acc[mb][tile][b][2 * h], acc[mb][tile][b][2 * h + 1]);
+                if (r == 0) {
+                  *dst = v;
+                } else {
+                  const float2 old = *dst;
+                  *dst = make_float2(old.x + v.x, old.y + v.y);
+                }
+              }
+      }
+      __syncthreads();
+    }
+    if (fetch_scales_here && kFetchOrder == FetchOrder::swapped) {
+      fetch_column_scales();
+      cp_async_commit();
+    }
+    if (fetch_scales_here) {
+      if constexpr (!mutant(kMutNoScaleWait)) cp_async_wait<0>();
+      __syncthreads();  // a thread's wait covers its own copies; the barrier publishes them
+    }
+
+    // ---- global reduction: blocks sharing the column add in slice order, one at a time ----
+    if (slice_count > 1) {
+      int* lock = args.locks + column;
+      const bool fp32_partials = args.contract == 1;
+      if (slice_idx > 0) {
+        if (!mutant(kMutNoLock) && tid == 0) {
+#ifdef TC_SPIN_LIMIT
+          long long polls = 0;
+          while (load_acquire(lock) != slice_idx) {
+            if (++polls > kSpinLimit) {
+              printf("tilecheck: block %d gave up after %lld polls of lock %d (column %d): it holds %d, "
+                     "expected %d; a lock was never released or the workspace was not zeroed\n",
+                     int(blockIdx.x), polls, column, column, load_acquire(lock), slice_idx);
+              __trap();
+            }
+            __nanosleep(100);
+          }
+#else
+          while (load_acquire(lock) != slice_idx) {
+          }
+#endif
+        }
+        __syncthreads();
+        if (fp32_partials) {  // the running sum of the block before us in the order: block + 1
+          const float4* src = reinterpret_cast<const float4*>(args.partials) +
+                              (blockIdx.x + 1) * (kTileRows * kTileCols / 4);
+          for (int i = tid; i < kTileRows * kTileCols / 4; i += kThreads) {
+            const float4 p = __ldcg(src + i);
+            float4* dst = reinterpret_cast<float4*>(sh_tile) + i;
+            *dst = make_float4(dst->x + p.x, dst->y + p.y, dst->z + p.z, dst->w + p.w);
+          }
+        } else {  // marlin: the running sum is in C, as fp16
+          for (int i = tid; i < rows_valid * kTileCols / 8; i += kThreads) {
+            const int r = i / (kTileCols / 8), c8 = i % (kTileCols / 8);
+            const int4 p = __ldcg(args.C + (row0 + r) * s_row + n_tile * (kTileCols / 8) + c8);
+            const half2* h = reinterpret_cast<const half2*>(&p);
+            float* dst = sh_tile + r * kTileCols + 8 * c8;
+#pragma unroll
+            for (int e = 0; e < 4; ++e) {
+              const float2 f = __half22float2(h[e]);
+              dst[2 * e] += f.x, dst[2 * e + 1] += f.y;
+            }
+          }
+        }
+      }
+      if (!last) {
+        if (fp32_partials) {
+          float4* dst = reinterpret_cast<float4*>(args.partials) + blockIdx.x * (kTileRows * kTileCols / 4);
+          for (int i = tid; i < kTileRows * kTileCols / 4; i += kThreads) {
+            float4 v = reinterpret_cast<const float4*>(sh_tile)[i];
+            if constexpr (mutant(kMutFp16Partials)) {
+              v = make_float4(__half2float(__float2half_rn(v.x)), __half2float(__float2half_rn(v.y)),
+                              __half2float(__float2half_rn(v.z)), __half2float(__float2half_rn(v.w)));
+            }
+            __stcg(dst + i, v);
+          }
+        } else {
+          for (int i = tid; i < rows_valid * kTileCols / 8; i += kThreads) {
+            const int r = i / (kTileCols / 8), c8 = i % (kTileCols / 8);
+            const float* src = sh_tile + r * kTileCols + 8 * c8;
+            int4 p;
+            half2* h = reinterpret_cast<half2*>(&p);
+#pragma unroll
+            for (int e = 0; e < 4; ++e) h[e] = __floats2half2_rn(src[2 * e], src[2 * e + 1]);
+            __stcg(args.C + (row0 + r) * s_row + n_tile * (kTileCols / 8) + c8, p);
+          }
+        }
+      }
+      __syncthreads();  // every partial store is issued before the lock moves
+      if (tid == 0) {
+        if (last) {
+          if constexpr (!mutant(kMutNoLockReset)) atomicExch(lock, 0);  // self-resetting workspace
+        } else {
+          __threadfence();
+          atomicAdd(lock, 1);
+        }
+      }
+    }
+
+    // ---- write-out: the last block applies the epilogue and writes C ----
+    if (last) {
+      const int write_rows = mutant(kMutNoRowPredicate) ? kTileRows : rows_valid;
+      for (int i = tid; i < write_rows * kTileCols / 8; i += kThreads) {
+        const int r = i / (kTileCols / 8), c8 = i % (kTileCols / 8);
+        const float* src = sh_tile + r * kTileCols + 8 * c8;
+        int4 out;
+        __half* h = reinterpret_cast<__half*>(&out);
+#pragma unroll
+        for (int e = 0; e < 8; ++e) {
+          float v = src[e];
+          if constexpr (kPerColumn) {
+            const __half s = reinterpret_cast<const __half*>(sh_col_s)[column_scale_slot(8 * c8 + e)];
+            if (args.contract == 1) {
+              v *= __half2float(s);  // fp32: scale in fp32, round once
+            } else {
+              v = __half2float(__hmul(__float2half_rn(v), s));  // marlin: round, then scale in fp16
+            }
+          }
+          h[e] = mutant(kMutRoundTowardZero) ? __float2half_rz(v) : __float2half_rn(v);
+        }
+        args.C[(row0 + r) * s_row + n_tile * (kTileCols / 8) + c8] = out;
+      }
+    }
+    if constexpr (!mutant(kMutNoWriteOutBarrier)) __syncthreads();  // the next slice's copies
+    t += n_iters;                                                   // overwrite the tile
+  }
+  if (trace && tid == 0) trace[0] = traced;
+}
+
+}  // namespace tc::device
