@@ -1,0 +1,20 @@
+// Output poisoning, shared by the GPU harness and the comparator. Before a launch the harness fills
+// C, and a guard band around it, with kPoison. After the launch an element of C that still holds it
+// was never written (verdict UNWRITTEN), and a guard cell that no longer holds it was written out of
+// bounds (verdict GUARD). kPoison is a quiet NaN with a payload (0x25A) that arithmetic never
+// produces: NVIDIA hardware and tc::round_to_half emit canonical NaNs (0x7FFF, 0x7E00), and a NaN
+// input carries its own payload, so a surviving sentinel cannot be mistaken for a computed result.
+// No dependencies: device code and host code include it alike.
+#pragma once
+#include <cstdint>
+
+namespace tc {
+
+constexpr std::uint16_t kPoison = 0x7E5A;
+
+#if defined(__CUDACC__)
+__host__ __device__
+#endif
+constexpr bool is_poison(std::uint16_t bits) { return bits == kPoison; }
+
+}  // namespace tc

@@ -1,0 +1,57 @@
+// The verdict on one output element: the rules every tier builds on (docs/compare.md).
+//   UNWRITTEN  got is the poison sentinel (tilecheck/poison.h): the kernel never wrote it
+//   PASS       got is admissible: tc::admits(bounds, got) under the contract and the schedule
+//   NONFINITE  got is NaN or Inf and not admissible (e.g. finite expected)
+//   FAIL_BOUND got is finite and not admissible
+//   GUARD      a cell of the guard band around the output was written (guard cells only)
+// Admissibility already encodes the special values (tilecheck/bound.h): +-0 compare equal, an
+// expected NaN accepts any NaN and nothing else, Inf only where the interval reaches overflow.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include "tilecheck/bound.h"
+#include "tilecheck/fp16.h"
+
+namespace tc {
+
+enum class Verdict : std::uint8_t { pass = 0, fail_bound = 1, nonfinite = 2, unwritten = 3, guard = 4 };
+constexpr int kVerdicts = 5;
+std::string_view name(Verdict v);  // "PASS", "FAIL_BOUND", "NONFINITE", "UNWRITTEN", "GUARD"
+
+// The heatmap class of an element, ordered by severity so that a tile shows its worst element:
+//   '.' bitwise exact (+-0 equal, NaN for NaN)   '1' one ULP off   'b' further, within the bound
+//   'X' FAIL_BOUND   'N' NONFINITE   'U' UNWRITTEN   'G' a guard cell next to it was written
+enum class Mark : std::uint8_t { exact = 0, one_ulp, within_bound, fail, nonfinite, unwritten, guard };
+constexpr int kMarks = 7;
+char symbol(Mark m);
+
+// ULP distances are signed: key(got) - key(expected), positive when got is larger.
+// kNotComparable: exactly one of the two is NaN, or one is Inf and the other finite (Inf is one key
+// past 65504, but never "one ULP" off).
+constexpr std::int32_t kNotComparable = std::numeric_limits<std::int32_t>::min();
+// The allowance of an element whose every result is admissible (an fp16 partial sum may overflow).
+constexpr std::int32_t kUnbounded = -1;
+
+std::int32_t signed_ulp(half_bits got, half_bits expected);
+// How far from `expected`, in ULPs, the admissible range reaches (the larger side); 0 for an
+// expected NaN, kUnbounded when everything is admissible.
+std::int32_t allowance_ulps(half_bits expected, const Admissible& adm);
+
+// T0's rule: bitwise equal, except that +0 equals -0 and an expected NaN accepts any NaN.
+bool exact_match(half_bits got, half_bits expected);
+
+struct ElementJudgement {
+  Verdict verdict = Verdict::pass;
+  Mark mark = Mark::exact;
+  std::int32_t ulp = 0;        // signed_ulp(got, expected)
+  std::int32_t allowance = 0;  // allowance_ulps(expected, adm)
+};
+ElementJudgement judge_element(half_bits got, half_bits expected, const Admissible& adm);
+
+// |ulp| / max(1, allowance): above 1 outside the bound. Infinite when not comparable; 0 when
+// unbounded.
+double utilization(std::int32_t ulp, std::int32_t allowance);
+
+}  // namespace tc

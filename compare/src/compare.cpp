@@ -1,0 +1,200 @@
+// One pass over the output: verdicts, marks, ULP distances, counts, the histogram, the T2 sums, the
+// per-tile summaries and the 16 worst elements (a bounded heap). Then the tiers and the hints.
+#include "tilecheck/compare.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <queue>
+
+#include "tilecheck/error.h"
+#include "tilecheck/poison.h"
+
+namespace tc {
+namespace {
+
+constexpr int kWorst = 16;
+
+int severity(Verdict v) {  // ranks the worst element: unwritten, non-finite, out of bound, passing
+  switch (v) {
+    case Verdict::unwritten: return 3;
+    case Verdict::nonfinite: return 2;
+    case Verdict::fail_bound: return 1;
+    default: return 0;
+  }
+}
+
+struct Candidate {
+  double key;
+  long long index;
+  bool operator>(const Candidate& o) const { return key > o.key || (key == o.key && index < o.index); }
+};
+
+std::string fixed(double x, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%+.*f", digits, x);
+  return buf;
+}
+
+}  // namespace
+
+const char* histogram_label(int bin) {
+  static const char* kLabels[kHistogramBins] = {"0", "1", "2", "3-4", "5-8", "9-16", "17-64", ">64"};
+  return kLabels[bin];
+}
+
+int histogram_bin(std::int32_t abs_ulp) {
+  if (abs_ulp <= 2) return abs_ulp;
+  if (abs_ulp <= 4) return 3;
+  if (abs_ulp <= 8) return 4;
+  if (abs_ulp <= 16) return 5;
+  if (abs_ulp <= 64) return 6;
+  return 7;
+}
+
+HalfMatrix interior(const HalfMatrix& buffer, int top, int left, int bottom, int right) {
+  require(top >= 0 && left >= 0 && bottom >= 0 && right >= 0, "guard margins must be non-negative");
+  const Eigen::Index rows = buffer.rows() - top - bottom, cols = buffer.cols() - left - right;
+  require(rows > 0 && cols > 0, "a (", buffer.rows(), ", ", buffer.cols(), ") buffer has no interior inside margins ",
+          top, ", ", left, ", ", bottom, ", ", right);
+  return buffer.block(top, left, rows, cols);
+}
+
+GuardBand guard_band(const HalfMatrix& buffer, int top, int left, int bottom, int right) {
+  const HalfMatrix inner = interior(buffer, top, left, bottom, right);  // validates the margins
+  GuardBand g;
+  const int rows = static_cast<int>(buffer.rows()), cols = static_cast<int>(buffer.cols());
+  for (int r = 0; r < rows; ++r) {
+    const bool inside_rows = r >= top && r < rows - bottom;
+    for (int c = 0; c < cols; ++c) {
+      if (inside_rows && c >= left && c < cols - right) continue;
+      ++g.cells;
+      if (!is_poison(buffer(r, c))) g.written.push_back({r - top, c - left, buffer(r, c)});
+    }
+  }
+  return g;
+}
+
+std::pair<int, int> nearest_element(const GuardCell& g, int M, int N) {
+  return {std::clamp(g.row, 0, M - 1), std::clamp(g.col, 0, N - 1)};
+}
+
+double Statistics::bias_limit() const { return std::max(kBiasLimit, kBiasSigmas * bias_error); }
+
+bool Comparison::passed() const {
+  return t0.status != TierStatus::fail && t1.status != TierStatus::fail && t2.status != TierStatus::fail;
+}
+
+Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand& guard,
+                   const CompareOptions& options) {
+  const int M = e.M(), N = e.N();
+  require(got.rows() == M && got.cols() == N, "the output is (", got.rows(), ", ", got.cols(),
+          ") but the case is (", M, ", ", N, ")");
+  Comparison c;
+  c.M = M;
+  c.N = N;
+  c.got = got;
+  c.verdict.resize(M, N);
+  c.mark.resize(M, N);
+  c.ulp.resize(M, N);
+  c.allowance.resize(M, N);
+  c.guard = guard;
+  c.tiles.assign(e.grid.tiles.size(), TileSummary{});
+  c.counts.elements = static_cast<long long>(M) * N;
+
+  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> worst;
+  double sum_bias = 0, sum_toward_zero = 0, sum_clipped_sq = 0, sum_sq = 0;
+  for (int i = 0; i < M; ++i) {
+    const int tile_row = e.grid.tile_row_of_row[i];
+    for (int j = 0; j < N; ++j) {
+      const half_bits g = got(i, j), x = e.ref.expected(i, j);
+      const Admissible adm = e.bounds.at(i, j);
+      const ElementJudgement J = judge_element(g, x, adm);
+      c.verdict(i, j) = static_cast<std::uint8_t>(J.verdict);
+      c.mark(i, j) = static_cast<std::uint8_t>(J.mark);
+      c.ulp(i, j) = J.ulp;
+      c.allowance(i, j) = J.allowance;
+      switch (J.verdict) {
+        case Verdict::fail_bound: ++c.counts.bound; break;
+        case Verdict::nonfinite: ++c.counts.nonfinite; break;
+        case Verdict::unwritten: ++c.counts.unwritten; break;
+        default: break;
+      }
+      if (J.mark != Mark::exact) ++c.counts.not_exact;
+      TileSummary& t = c.tiles[static_cast<size_t>(tile_row) * e.grid.cols + j / e.grid.tile_n];
+      ++t.verdicts[static_cast<int>(J.verdict)];
+      t.worst = std::max(t.worst, J.mark);
+      const double util = utilization(J.ulp, J.allowance);
+      t.max_utilization = std::max(t.max_utilization, util);
+      if (J.ulp == kNotComparable) {
+        ++c.not_comparable;
+      } else {
+        const std::int32_t a = std::abs(J.ulp);
+        ++c.histogram[histogram_bin(a)];
+        t.max_abs_ulp = std::max(t.max_abs_ulp, a);
+        if (is_finite(g) && is_finite(x) && J.allowance != kUnbounded && !adm.nan_expected) {
+          const double d = std::clamp(J.ulp, -1, 1);
+          ++c.stats.n;
+          sum_bias += d;
+          sum_toward_zero += sign_bit(x) ? -d : d;
+          sum_clipped_sq += d * d;
+          const double r = J.ulp / double(std::max(1, J.allowance));
+          sum_sq += r * r;
+        }
+      }
+      const Candidate cand{severity(J.verdict) * 1e12 + std::min(util, 1e11), static_cast<long long>(i) * N + j};
+      if (worst.size() < kWorst) {
+        worst.push(cand);
+      } else if (cand > worst.top()) {
+        worst.pop();
+        worst.push(cand);
+      }
+    }
+  }
+  for (const GuardCell& g : guard.written) {
+    ++c.counts.guard;
+    const auto [r, col] = nearest_element(g, M, N);
+    TileSummary& t = c.tiles[e.grid.index(r, col)];
+    ++t.verdicts[static_cast<int>(Verdict::guard)];
+    t.worst = Mark::guard;
+  }
+  while (!worst.empty()) {
+    c.worst.push_back({static_cast<int>(worst.top().index / N), static_cast<int>(worst.top().index % N)});
+    worst.pop();
+  }
+  std::reverse(c.worst.begin(), c.worst.end());
+
+  if (c.stats.n > 0) {
+    c.stats.bias = sum_bias / c.stats.n;
+    c.stats.bias_toward_zero = sum_toward_zero / c.stats.n;
+    c.stats.rms = std::sqrt(sum_sq / c.stats.n);
+    const double n = static_cast<double>(c.stats.n);
+    c.stats.bias_error = std::sqrt(sum_clipped_sq / n / n);  // E[d^2] bounds either mean's variance
+  }
+  // Tiers.
+  if (options.exact_tier && e.exact_tier()) {
+    c.t0.status = c.counts.not_exact == 0 ? TierStatus::pass : TierStatus::fail;
+    c.t0.detail = cat(c.counts.not_exact, " element(s) not bitwise equal");
+  } else {
+    c.t0.detail = e.exact_tier() ? "off" : "not an exact case";
+  }
+  c.t1.status = c.counts.mismatched() == 0 ? TierStatus::pass : TierStatus::fail;
+  c.t1.detail = cat(c.counts.mismatched(), " mismatched");
+  if (!options.statistics_tier) {
+    c.t2.detail = "off";
+  } else if (c.stats.n < kStatsMinElements) {
+    c.t2.detail = cat("n=", c.stats.n, " < ", kStatsMinElements, " finite elements");
+  } else {
+    const double limit = c.stats.bias_limit();
+    const bool ok = std::fabs(c.stats.bias) <= limit && std::fabs(c.stats.bias_toward_zero) <= limit &&
+                    c.stats.rms <= kRmsLimit;
+    c.t2.status = ok ? TierStatus::pass : TierStatus::fail;
+    c.t2.detail = cat("bias=", fixed(c.stats.bias, 3), " toward0=", fixed(c.stats.bias_toward_zero, 3),
+                      " rms=", fixed(c.stats.rms, 3).substr(1), " n=", c.stats.n, "; limits |bias|<=",
+                      fixed(limit, 3).substr(1), " rms<=", kRmsLimit);
+  }
+  if (!c.passed()) c.hints = find_hints(e, c);
+  return c;
+}
+
+}  // namespace tc

@@ -1,0 +1,44 @@
+#include "tilecheck/expectation.h"
+
+#include <utility>
+
+#include "tilecheck/error.h"
+
+namespace tc {
+
+Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract, ReferenceOutput ref,
+                             Schedule schedule, CaseInfo info) {
+  const Shape& s = schedule.shape;
+  validate_weights(w);
+  require(A.rows() == s.M && A.cols() == s.K, "A is (", A.rows(), ", ", A.cols(), ") but the schedule is for M=",
+          s.M, " K=", s.K);
+  require(w.K() == s.K && w.N() == s.N && w.group == s.group, "weights are K=", w.K(), " N=", w.N(),
+          " group=", w.group, " but the schedule is for K=", s.K, " N=", s.N, " group=", s.group);
+  const auto check = [&](Eigen::Index rows, Eigen::Index cols, const char* what) {
+    require(rows == s.M && cols == s.N, "reference ", what, " is (", rows, ", ", cols, "), expected (", s.M,
+            ", ", s.N, ")");
+  };
+  check(ref.y_exact.rows(), ref.y_exact.cols(), "y_exact");
+  check(ref.S.rows(), ref.S.cols(), "S");
+  check(ref.expected.rows(), ref.expected.cols(), "expected");
+  Expectation e;
+  e.info = std::move(info);
+  e.contract = contract;
+  e.bounds = output_bounds(A, w, ref.y_exact, ref.S, contract, schedule);
+  e.grid = tile_grid(schedule);
+  e.schedule = std::move(schedule);
+  e.A = std::move(A);
+  e.w = std::move(w);
+  e.ref = std::move(ref);
+  return e;
+}
+
+Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract, Schedule schedule,
+                             CaseInfo info) {
+  ReferenceOutput ref = reference_gemm(A, w, contract, default_path(schedule.shape.M, schedule.shape.N,
+                                                                     schedule.shape.K));
+  return make_expectation(std::move(A), std::move(w), contract, std::move(ref), std::move(schedule),
+                          std::move(info));
+}
+
+}  // namespace tc

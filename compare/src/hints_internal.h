@@ -1,0 +1,29 @@
+// Shared by the two halves of the hint finder: hints.cpp (where failures sit) and
+// hints_inputs.cpp (hypotheses tested on the inputs).
+#pragma once
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tilecheck/compare.h"
+
+namespace tc::hints {
+
+// Failing elements (verdict != PASS), in row-major order, and a deterministic spread-out sample.
+std::vector<std::pair<int, int>> failing_elements(const Comparison& c);
+std::vector<std::pair<int, int>> sample(const std::vector<std::pair<int, int>>& all, size_t count);
+
+// Hypotheses on the inputs; each appends at most one hint.
+void scale_ratio(const Expectation& e, const Comparison& c, const std::vector<std::pair<int, int>>& fails,
+                 std::vector<Hint>& out);
+// Returns true when a dropped-chunk pattern explains the failures (then low_precision is skipped).
+bool dropped_chunk(const Expectation& e, const Comparison& c, const std::vector<std::pair<int, int>>& fails,
+                   std::vector<Hint>& out);
+void low_precision(const Expectation& e, const Comparison& c, const std::vector<std::pair<int, int>>& fails,
+                   std::vector<Hint>& out);
+
+std::string describe_tile(const TileInfo& t);  // "(1, 2) [rows 32-63, cols 256-511]"
+std::string describe_slices(const TileInfo& t);  // "b3 k-tiles [0,4) -> b2 [4,8) (writes)"
+std::string percent(long long part, long long whole);
+
+}  // namespace tc::hints

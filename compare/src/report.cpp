@@ -1,0 +1,161 @@
+#include "tilecheck/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+
+#include "tilecheck/error.h"
+
+namespace tc {
+namespace {
+
+constexpr int kMapWidth = 64;
+constexpr int kMapHeight = 32;
+const std::string kMarkSeverity = ".1bXNUG";
+
+std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char* fmt, ...) {
+  char buf[512];
+  va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, args);
+  va_end(args);
+  return buf;
+}
+
+std::string bits(half_bits h) { return format("0x%04x (%.6g)", h, half_to_double(h)); }
+
+std::string ulp_text(std::int32_t ulp) { return ulp == kNotComparable ? "n/a" : format("%+d", ulp); }
+std::string allowance_text(std::int32_t a) { return a == kUnbounded ? "any" : format("%d", a); }
+
+std::string tier(const char* name, const TierResult& t) {
+  const char* status = t.status == TierStatus::pass ? "PASS" : t.status == TierStatus::fail ? "FAIL" : "n/a";
+  return format("%s %s (%s)", name, status, t.detail.c_str());
+}
+
+std::string interval(const Admissible& a) {
+  if (a.unbounded) return "any value (an fp16 partial sum may overflow)";
+  if (a.nan_expected) return "any NaN";
+  const half_bits lo = half_from_key(a.key_lo), hi = half_from_key(a.key_hi);
+  return format("[0x%04x, 0x%04x] = [%.6g, %.6g]", lo, hi, half_to_double(lo), half_to_double(hi));
+}
+
+std::string element(const Expectation& e, const Comparison& c, int i, int j) {
+  const ElementPlace p = locate(e.schedule, i, j);
+  const std::vector<Slice> slices = slices_of(e.schedule, p);
+  const Slice& writer = slices.back();
+  const TileInfo& t = e.grid.at(i, j);
+  std::string s = format("(%d, %d): %s\n", i, j, std::string(name(Verdict(c.verdict(i, j)))).c_str());
+  s += format("  output tile (%d, %d) [rows %d-%d, cols %d-%d], thread block %d writes it: slice %d / slice_count %d, %s\n",
+              p.tile_row, p.tile_col, t.row0, t.row0 + t.rows - 1, t.col0, t.col0 + t.cols - 1, writer.block,
+              writer.slice_index, writer.slice_count, writer.last() ? "last block" : "not last");
+  std::string order;
+  for (const Slice& sl : slices)
+    order += format("%sb%d k-tiles [%d,%d)", order.empty() ? "" : " -> ", sl.block, sl.k_tile_begin, sl.k_tile_end);
+  s += "  reduction order: " + order + "\n";
+  s += format("  mma m16n8k16 accumulator: warp %d, lane %d, register c%d (row %d, col %d in the tile)\n", p.warp,
+              p.lane, p.reg, p.row_in_tile, p.col_in_tile);
+  const Admissible adm = e.bounds.at(i, j);
+  s += "  expected " + bits(e.ref.expected(i, j)) + ", got " + bits(c.got(i, j)) + ", ULP distance " +
+       ulp_text(c.ulp(i, j)) + "\n";
+  s += "  allowed " + interval(adm) + " (allowance " + allowance_text(c.allowance(i, j)) + " ULP)\n";
+  s += format("  y* = %.9g, S = %.6g, E = %.3g", e.ref.y_exact(i, j), e.ref.S(i, j), e.bounds.allowance(i, j));
+  if (is_per_column(e.w.group)) s += format(", per-column scale %.6g", half_to_double(e.w.scales(0, j)));
+  return s + "\n";
+}
+
+std::string histogram(const Comparison& c) {
+  std::string s = "ULP histogram:";
+  for (int b = 0; b < kHistogramBins; ++b) s += format(" %s: %lld |", histogram_label(b), c.histogram[b]);
+  return s + format(" not comparable (NaN/Inf vs number): %lld\n", c.not_comparable);
+}
+
+std::string worst_table(const Expectation& e, const Comparison& c) {
+  std::string s = format("%zu worst elements:\n   row    col  tile       verdict     ulp     allow  expected           got\n",
+                         c.worst.size());
+  for (const auto& [i, j] : c.worst) {
+    const ElementPlace p = locate(e.schedule, i, j);
+    s += format("%6d %6d  %-9s  %-10s  %-6s  %-5s  0x%04x %-10.5g  0x%04x %.5g\n", i, j,
+                format("(%d,%d)", p.tile_row, p.tile_col).c_str(), std::string(name(Verdict(c.verdict(i, j)))).c_str(),
+                ulp_text(c.ulp(i, j)).c_str(), allowance_text(c.allowance(i, j)).c_str(), e.ref.expected(i, j),
+                half_to_double(e.ref.expected(i, j)), c.got(i, j), half_to_double(c.got(i, j)));
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string header_line(const Counts& n) {
+  const double pct = n.elements > 0 ? 100.0 * n.mismatched() / n.elements : 0.0;
+  return format("Mismatched %lld / %lld (%.*f%%) [bound=%lld nonfinite=%lld unwritten=%lld guard=%lld]", n.mismatched(),
+                n.elements, pct < 1 ? 3 : 1, pct, n.bound, n.nonfinite, n.unwritten, n.guard);
+}
+
+std::string tile_map(int rows, int cols, const std::vector<char>& symbols, const std::string& severity) {
+  require(static_cast<long long>(rows) * cols == static_cast<long long>(symbols.size()), "tile map of ", rows, "x",
+          cols, " given ", symbols.size(), " symbols");
+  const int fx = (cols + kMapWidth - 1) / kMapWidth, fy = (rows + kMapHeight - 1) / kMapHeight;
+  const int width = (cols + fx - 1) / fx, height = (rows + fy - 1) / fy;
+  std::string s;
+  if (fx > 1 || fy > 1) s += format("  (compressed: each character is %d x %d tiles, the most severe shown)\n", fy, fx);
+  std::string ruler(width, ' ');
+  for (int x = 0; x < width; x += 8) {
+    const std::string label = std::to_string(x * fx);
+    for (size_t k = 0; k < label.size() && x + k < ruler.size(); ++k) ruler[x + k] = label[k];
+  }
+  s += "        " + ruler + "\n";
+  for (int y = 0; y < height; ++y) {
+    std::string line(width, ' ');
+    for (int x = 0; x < width; ++x) {
+      size_t worst = 0;
+      for (int r = y * fy; r < std::min(rows, (y + 1) * fy); ++r)
+        for (int col = x * fx; col < std::min(cols, (x + 1) * fx); ++col)
+          worst = std::max(worst, severity.find(symbols[static_cast<size_t>(r) * cols + col]));
+      line[x] = severity[worst];
+    }
+    s += format("  %5d ", y * fy) + line + "\n";
+  }
+  return s;
+}
+
+std::string cap(std::string text, std::size_t max_chars) {
+  if (text.size() <= max_chars) return text;
+  const size_t full = text.size();
+  size_t cut = text.rfind('\n', max_chars);
+  if (cut == std::string::npos || cut < max_chars / 2) cut = max_chars;
+  text.resize(cut);
+  return text + format("\n... [report cut at %zu of %zu characters]\n", cut, full);
+}
+
+std::string report(const Expectation& e, const Comparison& c, const ReportOptions& options) {
+  const Shape& sh = e.shape();
+  std::string s = header_line(c.counts) + "\n";
+  s += format("case %s (%s, seed %llu) | M=%d N=%d K=%d group=%d | contract %s | config %s | sms %d | %d x %d tiles\n",
+              e.info.case_id.empty() ? "-" : e.info.case_id.c_str(),
+              e.info.distribution.empty() ? "-" : e.info.distribution.c_str(),
+              static_cast<unsigned long long>(e.info.seed), sh.M, sh.N, sh.K, sh.group,
+              std::string(name(e.contract)).c_str(), Name(e.schedule.config).c_str(), e.schedule.sms, e.grid.rows,
+              e.grid.cols);
+  s += tier("T0 exact", c.t0) + " | " + tier("T1 bound", c.t1) + " | " + tier("T2 statistics", c.t2) + "\n";
+  if (!options.error_map.empty()) s += "error map: " + options.error_map + "\n";
+  if (!c.worst.empty()) {
+    s += (c.passed() ? "closest to the bound " : "worst element ") +
+         element(e, c, c.worst.front().first, c.worst.front().second);
+  }
+  s += histogram(c);
+  if (!c.passed()) {
+    s += worst_table(e, c);
+    std::vector<char> symbols(c.tiles.size());
+    for (size_t t = 0; t < c.tiles.size(); ++t) symbols[t] = symbol(c.tiles[t].worst);
+    s += format("tile map (%d x %d tiles of %d x %d; . exact  1 <=1 ULP  b within bound  X fail  N non-finite  "
+                "U unwritten  G guard):\n",
+                e.grid.rows, e.grid.cols, e.schedule.config.tile_m(), e.grid.tile_n);
+    s += tile_map(e.grid.rows, e.grid.cols, symbols, kMarkSeverity);
+    s += c.hints.empty() ? "hints: none\n" : "hints:\n";
+    for (const Hint& h : c.hints) s += "  - [" + std::string(name(h.kind)) + "] " + h.text + "\n";
+  }
+  return cap(std::move(s), options.max_chars);
+}
+
+}  // namespace tc

@@ -1,0 +1,116 @@
+#include "synthetic.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "tilecheck/error.h"
+#include "tilecheck/rng.h"
+
+namespace tc::testing {
+namespace {
+
+double trunc32(double x) {  // round toward zero to binary32
+  float f = static_cast<float>(x);
+  if (std::fabs(static_cast<double>(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
+  return f;
+}
+double rn16(double x) { return half_to_double(round_to_half(x)); }
+half_bits rz16(double x) {
+  half_bits h = round_to_half(x);
+  if (std::isfinite(x) && std::fabs(half_to_double(h)) > std::fabs(x)) --h;  // sign-magnitude: one step down
+  return h;
+}
+
+HalfMatrix inputs_a(const Problem& p) {
+  const Shape& s = p.shape;
+  const CounterRng rng(p.seed, "A");
+  HalfMatrix A = HalfMatrix::Zero(s.M, s.K);
+  if (p.distribution == "onehot_a") {
+    for (int i = 0; i < s.M; ++i) A(i, rng.integer(i, 0, s.K - 1)) = round_to_half(1.0);
+  } else if (p.distribution == "exact") {  // -1, 0, 1: with power-of-two scales every sum is exact
+    for (Eigen::Index i = 0; i < A.size(); ++i) A.data()[i] = round_to_half(double(rng.integer(i, -1, 1)));
+  } else {  // normal, or its magnitude (positive: no cancellation, every partial sum grows)
+    const bool positive = p.distribution == "positive";
+    for (Eigen::Index i = 0; i < A.size(); ++i) {
+      const double x = std::ldexp(double(rng.normal_units(i)), -32);
+      A.data()[i] = round_to_half(positive ? std::fabs(x) : x);
+    }
+  }
+  return A;
+}
+
+QuantizedWeights inputs_w(const Problem& p) {
+  const Shape& s = p.shape;
+  const CounterRng rng(p.seed, "W");
+  if (p.distribution == "exact") {
+    QuantizedWeights w;
+    w.group = s.group;
+    w.codes.resize(s.K, s.N);
+    w.scales.resize(scale_rows(s.K, s.group), s.N);
+    for (Eigen::Index i = 0; i < w.codes.size(); ++i) w.codes.data()[i] = static_cast<std::uint8_t>(rng.integer(i, 0, 15));
+    const CounterRng rs(p.seed, "scales");
+    for (Eigen::Index i = 0; i < w.scales.size(); ++i) w.scales.data()[i] = round_to_half(std::ldexp(1.0, int(rs.integer(i, -1, 0))));
+    return w;
+  }
+  F64Matrix W(s.K, s.N);
+  for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = std::ldexp(double(rng.normal_units(i)), -32);
+  if (p.distribution == "positive") W = W.cwiseAbs();
+  return quantize(W, s.group);
+}
+
+}  // namespace
+
+std::string Name(const Problem& p) {
+  const Shape& s = p.shape;
+  return cat("m", s.M, "n", s.N, "k", s.K, "g", s.group < 0 ? std::string("col") : std::to_string(s.group), "_",
+             tc::Name(p.config), "_", name(p.contract), "_sms", p.sms, "_", p.distribution);
+}
+
+void PrintTo(const Problem& p, std::ostream* out) { *out << Name(p); }
+
+Expectation synthetic_expectation(const Problem& p) {
+  CaseInfo info{Name(p), p.distribution, p.seed, "synthetic (tests/compare)"};
+  return make_expectation(inputs_a(p), inputs_w(p), p.contract, make_schedule(p.shape, p.config, p.sms), info);
+}
+
+HalfMatrix model_kernel(const Expectation& e, const Faults& f) {
+  const Shape& s = e.shape();
+  const int G = static_cast<int>(e.w.scales.rows()), kb = e.schedule.config.k_blocks;
+  F64Matrix a = to_double(e.A), w(s.K, s.N);
+  for (int k = 0; k < s.K; ++k)
+    for (int j = 0; j < s.N; ++j) {
+      const int g = is_per_column(s.group) ? 0 : std::clamp(k / s.group + f.scale_group_offset, 0, G - 1);
+      w(k, j) = half_to_double(dequantized_weight(e.w.codes(k, j), e.w.scales(g, j), s.group));
+    }
+  HalfMatrix C(s.M, s.N);
+  for (const TileInfo& t : e.grid.tiles) {
+    for (int i = t.row0; i < t.row0 + t.rows; ++i) {
+      for (int j = t.col0; j < t.col0 + t.cols; ++j) {
+        double stored = 0;
+        for (size_t n = 0; n < t.slices.size(); ++n) {
+          const Slice& sl = t.slices[n];
+          double acc = 0;
+          for (int step = sl.k_tile_begin * kb; step < sl.k_tile_end * kb; ++step) {
+            if (sl.block == f.drop_first_step_of && step == sl.k_tile_begin * kb) continue;
+            double sum = 0;  // 16 products of fp16 values: exact in double
+            for (int k = 16 * step; k < 16 * step + 16; ++k) sum += a(i, k) * w(k, j);
+            acc = f.fp16_accumulation ? rn16(acc + sum) : trunc32(acc + sum);
+          }
+          if (n > 0) acc = trunc32(acc + stored);
+          stored = (e.contract == Contract::marlin && n + 1 < t.slices.size()) ? rn16(acc) : acc;
+        }
+        const auto to_half = [&](double x) { return f.epilogue_toward_zero ? rz16(x) : round_to_half(x); };
+        if (!is_per_column(s.group)) {
+          C(i, j) = to_half(stored);
+          continue;
+        }
+        const int col = t.writer() == f.wrong_column_scale_of ? (j ^ 1) : j;
+        const double sc = half_to_double(e.w.scales(0, col));
+        C(i, j) = e.contract == Contract::marlin ? to_half(rn16(stored) * sc) : to_half(static_cast<float>(stored * sc));
+      }
+    }
+  }
+  return C;
+}
+
+}  // namespace tc::testing
