@@ -14,5 +14,7 @@ struct Command {
 };
 
 Command add_run(CLI::App& parent);
+Command add_golden(CLI::App& parent);
+Command add_bench(CLI::App& parent);
 
 }  // namespace tc::cli

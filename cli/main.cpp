@@ -10,7 +10,8 @@
 int main(int argc, char** argv) {
   CLI::App app{"tilecheck: validate Marlin-style INT4xFP16 GEMM kernels against a CPU reference"};
   app.require_subcommand(1);
-  const std::vector<tc::cli::Command> commands = {tc::cli::add_run(app)};
+  const std::vector<tc::cli::Command> commands = {tc::cli::add_run(app), tc::cli::add_golden(app),
+                                                     tc::cli::add_bench(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -78,9 +78,9 @@ Resolved resolve(const tc_problem* p) {
                                  " (built: m1..m4 x n8k8/n16k4 x g2/g4/g8/gcol)"));
   r.sms = p->sms;
   if (r.sms == 0) {
-    int device = 0;
-    TC_CUDA(cudaGetDevice(&device));
-    TC_CUDA(cudaDeviceGetAttribute(&r.sms, cudaDevAttrMultiProcessorCount, device));
+    int ordinal = 0;
+    TC_CUDA(cudaGetDevice(&ordinal));
+    TC_CUDA(cudaDeviceGetAttribute(&r.sms, cudaDevAttrMultiProcessorCount, ordinal));
   }
   const std::size_t locks = static_cast<std::size_t>(r.shape.N / r.config.tile_n()) * r.max_par;
   r.lock_bytes = (locks * sizeof(int) + kLockAlignment - 1) / kLockAlignment * kLockAlignment;
@@ -121,16 +121,32 @@ void check_locks_zero(const tc_problem* p, const Resolved& r, cudaStream_t strea
 
 void launch_all(const tc_problem* p, const Resolved& r, int* trace, int trace_capacity) {
   const auto stream = static_cast<cudaStream_t>(p->stream);
-  check_locks_zero(p, r, stream);
   const std::vector<LaunchPlan> plans = plan_launches(r.shape.M, r.config.m_blocks, r.max_par);
-  for (std::size_t l = 0; l < plans.size(); ++l) {
-    const LaunchPlan& plan = plans[l];
+  // Every kernel first: a block waits on the lock of a block with a higher index, so all `sms`
+  // blocks must be resident at once, or the grid could wait on a block that never starts.
+  std::vector<device::KernelEntry> entries;
+  int ordinal = 0, multiprocessors = 0;
+  TC_CUDA(cudaGetDevice(&ordinal));
+  TC_CUDA(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, ordinal));
+  for (const LaunchPlan& plan : plans) {
     TileConfig config = r.config;
     config.m_blocks = plan.m_blocks;
     const device::KernelEntry entry = device::find_kernel(config);
     if (entry.kernel == nullptr) fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", Name(config)));
     TC_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(entry.kernel),
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, entry.smem_bytes));
+    int per_sm = 0;
+    TC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, entry.kernel, kThreads, entry.smem_bytes));
+    if (r.sms > per_sm * multiprocessors)
+      fail(TC_ERR_INVALID_ARGUMENT, cat("sms=", r.sms, " exceeds the ", per_sm * multiprocessors,
+                                        " blocks of config ", Name(config), " that this device can hold at once "
+                                        "(the cross-block locks need every block resident)"));
+    entries.push_back(entry);
+  }
+  check_locks_zero(p, r, stream);
+  for (std::size_t l = 0; l < plans.size(); ++l) {
+    const LaunchPlan& plan = plans[l];
+    const device::KernelEntry& entry = entries[l];
     device::KernelArgs args{};
     args.A = static_cast<const int4*>(p->A) + static_cast<std::size_t>(plan.row_begin) * r.shape.K / 8;
     args.B = static_cast<const int4*>(p->B);

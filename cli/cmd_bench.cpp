@@ -1,0 +1,220 @@
+// `tilecheck bench`: times a kernel library (any plugin; ours by default) on one shape per
+// configuration, and prints the ratio to two ceilings measured in the same run: a device-to-device
+// copy (bandwidth) and cuBLAS fp16 on the same shape. Method: weights rotated over --rotate-mb of
+// copies so the L2 cannot hold them; one CUDA graph of calls (one per copy) replayed --repeats
+// times between CUDA events; the median per call is reported.
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include "commands.h"
+#include "tilecheck/contract.h"
+#include "tilecheck/error.h"
+#include "tilecheck/plugin_loader.h"
+#include "tilecheck/rng.h"
+#include "tilecheck/schedule.h"
+
+namespace tc::cli {
+namespace {
+
+void cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Error(cat(what, ": ", cudaGetErrorString(e)));
+}
+void blas(cublasStatus_t s, const char* what) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw Error(cat(what, ": cuBLAS status ", int(s)));
+}
+
+struct Buffer {
+  void* ptr = nullptr;
+  explicit Buffer(size_t bytes) { cuda(cudaMalloc(&ptr, bytes), "cudaMalloc"); }
+  ~Buffer() { cudaFree(ptr); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+};
+
+// Fills a device buffer with 16-bit words from the counter RNG: `half_range` gives fp16 values of
+// about +-1 (random codes otherwise), so nothing overflows or goes non-finite.
+void fill(void* device, size_t bytes, std::uint64_t seed, bool half_range) {
+  std::vector<std::uint16_t> host(bytes / 2);
+  const CounterRng rng(seed, "bench");
+  for (size_t i = 0; i < host.size(); ++i) {
+    const auto b = static_cast<std::uint16_t>(rng.bits(i));
+    host[i] = half_range ? static_cast<std::uint16_t>(0x3000 | (b & 0x87FF)) : b;  // |x| in [2^-3, 2^-1)
+  }
+  cuda(cudaMemcpy(device, host.data(), host.size() * 2, cudaMemcpyHostToDevice), "upload");
+}
+
+// Median seconds per call of `calls` captured into one graph by `record`, over `repeats` replays.
+template <typename Record>
+double time_graph(cudaStream_t stream, int calls, int repeats, Record&& record) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
+  for (int i = 0; i < calls; ++i) record(i);
+  cuda(cudaStreamEndCapture(stream, &graph), "end capture");
+  cuda(cudaGraphInstantiate(&exec, graph, 0), "graph instantiate");
+  cudaEvent_t start, stop;
+  cuda(cudaEventCreate(&start), "event");
+  cuda(cudaEventCreate(&stop), "event");
+  for (int w = 0; w < 2; ++w) cuda(cudaGraphLaunch(exec, stream), "warm-up");
+  std::vector<double> seconds;
+  for (int r = 0; r < repeats; ++r) {
+    cuda(cudaEventRecord(start, stream), "record");
+    cuda(cudaGraphLaunch(exec, stream), "graph launch");
+    cuda(cudaEventRecord(stop, stream), "record");
+    cuda(cudaEventSynchronize(stop), "synchronize");
+    float ms = 0;
+    cuda(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+    seconds.push_back(ms * 1e-3 / calls);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  cudaGraphExecDestroy(exec);
+  cudaGraphDestroy(graph);
+  std::sort(seconds.begin(), seconds.end());
+  return seconds[seconds.size() / 2];
+}
+
+struct BenchOptions {
+  std::string kernel = TC_DEFAULT_KERNEL;
+  int K = 8192, N = 8192;
+  std::vector<std::string> configs;  // empty: every configuration of the library
+  std::string contract = "fp32";
+  int repeats = 20;
+  int rotate_mb = 512;
+  bool cublas = true;
+};
+
+int run_bench(const BenchOptions& o) {
+  const KernelPlugin kernel = KernelPlugin::load(o.kernel);
+  const Contract contract = parse_contract(o.contract);
+  require(o.repeats >= 3, "--repeats ", o.repeats, " (expected at least 3)");
+  require(o.rotate_mb >= 1, "--rotate-mb ", o.rotate_mb, " (expected at least 1)");
+  std::vector<TileConfig> configs;
+  if (o.configs.empty()) {
+    for (int i = 0; i < kernel.info().config_count; ++i) {
+      const tc_tile_config& c = kernel.info().configs[i];
+      configs.push_back({c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks});
+    }
+  } else {
+    for (const std::string& name : o.configs) configs.push_back(parse_config(name));
+  }
+  int device = 0, count = 0;
+  const cudaError_t found = cudaGetDeviceCount(&count);
+  require(found == cudaSuccess && count > 0, "tilecheck bench needs a CUDA GPU; none is usable here (",
+          found == cudaSuccess ? "no device" : cudaGetErrorString(found), ")");
+  cudaDeviceProp prop{};
+  cuda(cudaGetDevice(&device), "cudaGetDevice");
+  cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  int driver = 0, runtime = 0;
+  cudaDriverGetVersion(&driver);
+  cudaRuntimeGetVersion(&runtime);
+  cudaStream_t stream;
+  cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+
+  // Ceiling 1: device-to-device copy of half the rotation size (bytes read + bytes written).
+  const size_t copy_bytes = static_cast<size_t>(o.rotate_mb) << 19;
+  Buffer copy_src(copy_bytes), copy_dst(copy_bytes);
+  cuda(cudaMemset(copy_src.ptr, 1, copy_bytes), "memset");
+  const double copy_s = time_graph(stream, 4, o.repeats, [&](int) {
+    cuda(cudaMemcpyAsync(copy_dst.ptr, copy_src.ptr, copy_bytes, cudaMemcpyDeviceToDevice, stream), "copy");
+  });
+  const double copy_tbs = 2.0 * copy_bytes / copy_s / 1e12;
+  std::printf("device: %s, %d SMs, L2 %d MB, driver %d.%d, runtime %d.%d\n", prop.name, prop.multiProcessorCount,
+              prop.l2CacheSize >> 20, driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+  std::printf("kernel: %s (%s), contract %s; weights rotated over %d MB; median of %d graph replays\n",
+              kernel.info().name, kernel.info().variant, o.contract.c_str(), o.rotate_mb, o.repeats);
+  std::printf("device-to-device copy: %.2f TB/s (read + write)\n\n", copy_tbs);
+  std::printf("%-12s %5s %6s %6s %5s %9s %7s %7s %10s %8s\n", "config", "M", "K", "N", "group", "us", "TB/s",
+              "%copy", "cuBLAS us", "speedup");
+
+  cublasHandle_t handle = nullptr;
+  if (o.cublas) {
+    blas(cublasCreate(&handle), "cublasCreate");
+    blas(cublasSetStream(handle, stream), "cublasSetStream");
+  }
+  const int K = o.K, N = o.N;
+  std::map<int, double> cublas_by_m;
+  for (const TileConfig& config : configs) {
+    const int group = config.group_blocks < 0 ? -1 : 16 * config.group_blocks;
+    const int M = 16 * config.m_blocks;
+    validate_config(config, {M, N, K, group});
+    const size_t b_bytes = static_cast<size_t>(K) * N / 2, s_bytes = static_cast<size_t>(scale_rows(K, group)) * N * 2;
+    const int copies = std::max<int>(2, static_cast<int>((static_cast<size_t>(o.rotate_mb) << 20) / (b_bytes + s_bytes)) + 1);
+    Buffer A(static_cast<size_t>(M) * K * 2), C(static_cast<size_t>(M) * N * 2);
+    Buffer B(copies * b_bytes), S(copies * s_bytes);
+    fill(A.ptr, static_cast<size_t>(M) * K * 2, 1, true);
+    fill(B.ptr, copies * b_bytes, 2, false);
+    fill(S.ptr, copies * s_bytes, 3, true);
+    tc_problem q{};
+    q.abi_version = TC_PLUGIN_ABI_VERSION;
+    q.M = M, q.N = N, q.K = K, q.group = group;
+    q.contract = contract == Contract::marlin ? TC_CONTRACT_MARLIN : TC_CONTRACT_FP32;
+    q.config = {config.m_blocks, config.n_blocks, config.k_blocks, config.group_blocks};
+    q.A = A.ptr, q.C = C.ptr, q.B = B.ptr, q.scales = S.ptr;
+    q.stream = stream;
+    q.flags = TC_FLAG_SKIP_WORKSPACE_CHECK;
+    size_t ws_bytes = 0;
+    const RunResult sized = kernel.workspace_size(q, ws_bytes);
+    require(sized.ok(), "workspace size for ", Name(config), ": ", sized.message);
+    Buffer workspace(ws_bytes);
+    cuda(cudaMemset(workspace.ptr, 0, ws_bytes), "memset");
+    q.workspace = workspace.ptr, q.workspace_bytes = ws_bytes;
+    const RunResult check = kernel.run(q);  // once outside the graph, to report errors plainly
+    require(check.ok(), Name(config), ": ", status_name(check.status), ": ", check.message);
+    cuda(cudaStreamSynchronize(stream), "kernel");
+    const double ours = time_graph(stream, copies, o.repeats, [&](int i) {
+      q.B = static_cast<char*>(B.ptr) + i * b_bytes;
+      q.scales = static_cast<char*>(S.ptr) + i * s_bytes;
+      const RunResult r = kernel.run(q);
+      require(r.ok(), Name(config), ": ", r.message);
+    });
+    const double bytes = double(b_bytes + s_bytes) + 2.0 * M * K + 2.0 * M * N;
+    double& theirs = cublas_by_m[M];  // cuBLAS depends on the shape only: time it once per M
+    if (handle && theirs == 0) {  // cuBLAS fp16 on fp16 weights, rotated likewise; C^T = W^T A^T in column-major
+      const size_t w_bytes = static_cast<size_t>(K) * N * 2;
+      const int w_copies = std::max<int>(2, static_cast<int>((static_cast<size_t>(o.rotate_mb) << 20) / w_bytes) + 1);
+      Buffer W(w_copies * w_bytes);
+      fill(W.ptr, w_copies * w_bytes, 4, true);
+      const float one = 1.0f, zero = 0.0f;
+      theirs = time_graph(stream, w_copies, o.repeats, [&](int i) {
+        blas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, static_cast<char*>(W.ptr) + i * w_bytes,
+                          CUDA_R_16F, N, A.ptr, CUDA_R_16F, K, &zero, C.ptr, CUDA_R_16F, N, CUBLAS_COMPUTE_32F,
+                          CUBLAS_GEMM_DEFAULT),
+             "cublasGemmEx");
+      });
+    }
+    std::printf("%-12s %5d %6d %6d %5d %9.1f %7.2f %6.0f%% %10.1f %7.2fx\n", Name(config).c_str(), M, K, N, group,
+                ours * 1e6, bytes / ours / 1e12, 100 * bytes / ours / 1e12 / copy_tbs, theirs * 1e6,
+                theirs > 0 ? theirs / ours : 0.0);
+    std::fflush(stdout);
+  }
+  if (handle) cublasDestroy(handle);
+  cudaStreamDestroy(stream);
+  return 0;
+}
+
+}  // namespace
+
+Command add_bench(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand(
+      "bench", "Time a kernel library per configuration against a device-to-device copy and cuBLAS fp16");
+  auto o = std::make_shared<BenchOptions>();
+  app->add_option("--kernel", o->kernel, "Kernel plugin library")->capture_default_str();
+  app->add_option("-K", o->K, "Depth K")->capture_default_str();
+  app->add_option("-N", o->N, "Width N")->capture_default_str();
+  app->add_option("--config", o->configs, "Configurations, e.g. m1n8k8g8 (default: all of the library)");
+  app->add_option("--contract", o->contract, "marlin or fp32")->capture_default_str();
+  app->add_option("--repeats", o->repeats, "Graph replays; the median is reported")->capture_default_str();
+  app->add_option("--rotate-mb", o->rotate_mb, "Megabytes of weight copies to rotate through")->capture_default_str();
+  app->add_flag("!--no-cublas", o->cublas, "Skip the cuBLAS fp16 baseline");
+  return {app, [o] { return run_bench(*o); }};
+}
+
+}  // namespace tc::cli

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# The GPU run, on a machine with an NVIDIA GPU and the packages of scripts/bootstrap: native build
+# with ninja (preset gpu: sm_90 and every kernel variant), the gpu label, the sanitizer label when
+# asked, and the benchmark. Logs and a results draft go to $OUT (default out/gpu); the draft is what
+# docs/results/gpu-YYYY-MM-DD.md is made from.
+#   scripts/gpu-suite.sh [--labels "gpu sanitizer"] [--no-bench] [--jobs N]
+set -uo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-out/gpu}
+labels="gpu"
+bench=1
+jobs=4
+while [ $# -gt 0 ]; do
+  case $1 in
+    --labels) labels=$2; shift 2 ;;
+    --no-bench) bench=0; shift ;;
+    --jobs) jobs=$2; shift 2 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "gpu-suite: unknown option $1" >&2; exit 2 ;;
+  esac
+done
+mkdir -p "$out"
+export PATH=/usr/local/cuda/bin:$PATH
+summary="$out/summary.md"
+commit=${TC_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
+{
+  echo "# GPU run $(date -u +%Y-%m-%d)"
+  echo
+  echo "- device: $(nvidia-smi --query-gpu=name,memory.total --format=csv,noheader 2>&1 | head -1)"
+  echo "- driver: $(nvidia-smi --query-gpu=driver_version --format=csv,noheader 2>&1 | head -1)"
+  echo "- CUDA: $(nvcc --version | grep -o 'release [0-9.]*' | head -1)"
+  echo "- commit: $commit"
+  echo "- host: $(nproc) cores, $(cmake --version | head -1)"
+} > "$summary"
+
+seconds() { echo $(( $(date +%s) - $1 )); }
+t0=$(date +%s)
+cmake --preset gpu > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --build --preset gpu > "$out/build.log" 2>&1 || { grep -E "error|FAILED" "$out/build.log" | head -40; exit 1; }
+echo "- build (configure + ninja): $(seconds "$t0") s" >> "$summary"
+
+status=0
+for label in $labels; do
+  t=$(date +%s)
+  ctest --preset gpu -L "$label" -j "$jobs" --output-on-failure > "$out/ctest-$label.log" 2>&1 || status=1
+  {
+    echo
+    echo "## ctest -L $label ($(seconds "$t") s wall)"
+    echo
+    grep -E "tests passed|tests failed" "$out/ctest-$label.log" | sed 's/^/    /'
+    grep -cE "\(Skipped\)| Skipped " "$out/ctest-$label.log" | sed 's/^/    skipped: /'
+    grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)" "$out/ctest-$label.log" | head -50 | sed 's/^/    /'
+  } >> "$summary"
+done
+
+if [ "$bench" = 1 ]; then
+  t=$(date +%s)
+  build/gpu/cli/tilecheck bench > "$out/bench.txt" 2>&1 || status=1
+  { echo; echo "## tilecheck bench ($(seconds "$t") s)"; echo; sed 's/^/    /' "$out/bench.txt"; } >> "$summary"
+fi
+cat "$summary"
+exit $status

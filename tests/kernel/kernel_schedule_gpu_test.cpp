@@ -1,0 +1,80 @@
+// The kernel's work split, recorded on the device, must be exactly reference/'s schedule model:
+// per launch and thread block, the same (column, k-tile range, slice index, slice count) sequence.
+#include <algorithm>
+
+#include <gtest/gtest.h>
+
+#include "gpu_harness.h"
+#include "tilecheck/rng.h"
+
+namespace tc {
+namespace {
+
+TEST(KernelSchedule, EveryBlockProcessesTheSlicesTheModelPredicts) {
+  TC_REQUIRE_GPU();
+  const KernelPlugin& kernel = testing::kernel_under_test();
+  const int multiprocessors = testing::device_multiprocessors();
+  const CounterRng rng(2026, "schedule-trace");
+  const tc_plugin_info_t& info = kernel.info();
+  int combinations = 0, multi_slice_columns = 0, continuing_last_blocks = 0;
+  for (std::uint64_t i = 0; combinations < 240; ++i) {
+    const tc_tile_config& c = info.configs[rng.integer(6 * i, 0, info.config_count - 1)];
+    const TileConfig config{c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks};
+    const int group = config.group_blocks < 0 ? -1 : 16 * config.group_blocks;
+    const int M = static_cast<int>(rng.integer(6 * i + 1, 1, 300));
+    const int N = config.tile_n() * static_cast<int>(rng.integer(6 * i + 2, 1, 8));
+    const int K = std::max(config.tile_k(), group) * static_cast<int>(rng.integer(6 * i + 3, 1, 12));
+    const int sms = static_cast<int>(rng.integer(6 * i + 4, 1, multiprocessors));
+    const int max_par = static_cast<int>(rng.integer(6 * i + 5, 1, 16));
+    const Shape shape{M, N, K, group};
+    const Schedule s = make_schedule(shape, config, sms, max_par);
+
+    testing::Problem p;
+    p.A = HalfMatrix::Zero(M, K);
+    p.w.group = group;
+    p.w.codes = CodeMatrix::Constant(K, N, 8);
+    p.w.scales = HalfMatrix::Constant(scale_rows(K, group), N, round_to_half(1.0));
+    p.contract = i % 2 ? Contract::marlin : Contract::fp32;
+    p.config = config;
+    p.sms = sms;
+    p.max_par = max_par;
+    int capacity = 1;
+    for (const LaunchSchedule& l : s.launches)
+      for (int b = 0; b < sms; ++b)
+        capacity = std::max<int>(capacity, std::count_if(l.slices.begin(), l.slices.end(),
+                                                         [b](const Slice& x) { return x.block == b; }));
+    testing::DeviceProblem device(p);
+    const testing::KernelRun run = device.run_traced(kernel, p, capacity, static_cast<int>(s.launches.size()));
+    ASSERT_TRUE(run.status.ok()) << status_name(run.status.status) << ": " << run.status.message;
+    const std::string where = Name(config) + " M=" + std::to_string(M) + " N=" + std::to_string(N) +
+                              " K=" + std::to_string(K) + " sms=" + std::to_string(sms) +
+                              " max_par=" + std::to_string(max_par);
+    for (size_t l = 0; l < s.launches.size(); ++l) {
+      const LaunchSchedule& launch = s.launches[l];
+      for (int b = 0; b < sms; ++b) {
+        const int* record = device.trace.data() + (l * sms + b) * (1 + 5 * capacity);
+        std::vector<Slice> expected;
+        for (const Slice& x : launch.slices)
+          if (x.block == b) expected.push_back(x);
+        ASSERT_EQ(record[0], static_cast<int>(expected.size())) << where << " launch " << l << " block " << b;
+        for (size_t n = 0; n < expected.size(); ++n) {
+          const int* r = record + 1 + 5 * n;
+          const Slice& x = expected[n];
+          ASSERT_EQ(std::vector<int>(r, r + 5),
+                    (std::vector<int>{x.column, x.k_tile_begin, x.k_tile_end, x.slice_index, x.slice_count}))
+              << where << " launch " << l << " block " << b << " slice " << n
+              << " (column, k_begin, k_end, index, count)";
+          multi_slice_columns += x.slice_count > 1 && x.slice_index == 0;
+          continuing_last_blocks += n > 0 && x.last();
+        }
+      }
+    }
+    ++combinations;
+  }
+  // The sample must exercise what makes the schedule hard, or it proves little.
+  EXPECT_GT(multi_slice_columns, 100);
+  EXPECT_GT(continuing_last_blocks, 100);
+}
+
+}  // namespace
+}  // namespace tc

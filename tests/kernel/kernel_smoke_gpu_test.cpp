@@ -1,0 +1,119 @@
+// Smoke matrix: every configuration x both contracts, for a few M (partial tiles, batched par > 1
+// and its tail) and grid sizes (one block, a few, all), against the CPU reference under the
+// contract's per-element bound. The scale-fetch order is the library's (TC_KERNEL picks a variant).
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "gpu_harness.h"
+#include "tilecheck/bound.h"
+#include "tilecheck/gemm.h"
+#include "tilecheck/rng.h"
+
+namespace tc {
+namespace {
+
+struct SmokeParam {
+  TileConfig config;
+  Contract contract;
+};
+
+std::vector<SmokeParam> smoke_params() {
+  std::vector<SmokeParam> out;
+  for (int m = 1; m <= 4; ++m)
+    for (auto [n, k] : {std::pair{8, 8}, std::pair{16, 4}})
+      for (int g : {-1, 2, 4, 8})
+        for (Contract c : {Contract::marlin, Contract::fp32}) out.push_back({{m, n, k, g}, c});
+  return out;
+}
+
+testing::Problem normal_problem(int M, int N, int K, int group, std::uint64_t seed) {
+  testing::Problem p;
+  const CounterRng ra(seed, "A"), rw(seed, "W");
+  p.A.resize(M, K);
+  for (Eigen::Index i = 0; i < p.A.size(); ++i) p.A.data()[i] = round_to_half(std::ldexp(double(ra.normal_units(i)), -32));
+  F64Matrix W(K, N);
+  for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = std::ldexp(double(rw.normal_units(i)), -32);
+  p.w = quantize(W, group);
+  return p;
+}
+
+// Counts elements outside the bound (or unwritten) and describes the first few.
+std::string judge(const HalfMatrix& C, const OutputBounds& bounds, const ReferenceOutput& ref, int& failures) {
+  std::ostringstream out;
+  failures = 0;
+  for (Eigen::Index i = 0; i < C.rows(); ++i) {
+    for (Eigen::Index j = 0; j < C.cols(); ++j) {
+      const half_bits got = C(i, j);
+      if (got != testing::kPoison && admits(bounds.at(i, j), got)) continue;
+      if (++failures <= 5)
+        out << "  (" << i << ", " << j << ") got " << (got == testing::kPoison ? std::string("UNWRITTEN") : std::to_string(half_to_double(got)))
+            << " expected " << half_to_double(ref.expected(i, j)) << " y*=" << ref.y_exact(i, j) << "\n";
+    }
+  }
+  return out.str();
+}
+
+void PrintTo(const SmokeParam& p, std::ostream* out) { *out << Name(p.config) << "_" << name(p.contract); }
+
+class KernelSmoke : public ::testing::TestWithParam<SmokeParam> {};
+
+TEST_P(KernelSmoke, MatchesTheReferenceWithinTheBound) {
+  TC_REQUIRE_GPU();
+  const auto& [config, contract] = GetParam();
+  const KernelPlugin& kernel = testing::kernel_under_test();
+  const int N = 512, K = 1024, group = config.group_blocks < 0 ? -1 : 16 * config.group_blocks;
+  const int all = testing::device_multiprocessors();
+  int cells = 0;
+  for (int M : {1, 7, 16, 17, 64, 65, 152}) {
+    testing::Problem p = normal_problem(M, N, K, group, 100 + M);
+    p.contract = contract;
+    p.config = config;
+    const ReferenceOutput ref = reference_gemm(p.A, p.w, contract, GemmPath::eigen);
+    testing::DeviceProblem device(p);
+    for (int sms : {1, 3, all}) {
+      p.sms = sms;
+      const std::string cell = Name(config) + "_" + std::string(name(contract)) + " M=" + std::to_string(M) +
+                               " sms=" + std::to_string(sms);
+      const testing::KernelRun run = device.run(kernel, p);
+      ASSERT_TRUE(run.status.ok()) << cell << ": " << status_name(run.status.status) << ": " << run.status.message;
+      EXPECT_EQ(run.guard_writes, 0) << cell << ": writes outside C";
+      const Schedule schedule = make_schedule({M, N, K, group}, config, sms);
+      const OutputBounds bounds = output_bounds(p.A, p.w, ref.y_exact, ref.S, contract, schedule);
+      int failures = 0;
+      const std::string detail = judge(run.C, bounds, ref, failures);
+      EXPECT_EQ(failures, 0) << cell << ": " << failures << " of " << M * N << " outside the bound\n" << detail;
+      ++cells;
+    }
+  }
+  EXPECT_EQ(cells, 21);
+}
+
+INSTANTIATE_TEST_SUITE_P(AllConfigs, KernelSmoke, ::testing::ValuesIn(smoke_params()),
+                         [](const auto& test_info) {
+                           return Name(test_info.param.config) + "_" + std::string(name(test_info.param.contract));
+                         });
+
+// Invalid input must be rejected before anything runs: the output keeps its poison.
+TEST(KernelApi, RejectsADirtyWorkspaceWithoutLaunching) {
+  TC_REQUIRE_GPU();
+  const KernelPlugin& kernel = testing::kernel_under_test();
+  testing::Problem p = normal_problem(16, 256, 256, 128, 7);
+  p.config = {1, 16, 4, 8};
+  p.sms = 4;
+  testing::DeviceProblem device(p);
+  ASSERT_TRUE(device.run(kernel, p).status.ok());
+  tc_problem q = device.abi_problem(p);
+  testing::DeviceBuffer dirty(1 << 20);
+  dirty.zero();
+  const int one = 1;
+  dirty.upload(&one, sizeof one, 4 * sizeof(int));
+  q.workspace = dirty.get();
+  q.workspace_bytes = dirty.bytes();
+  const RunResult r = kernel.run(q);
+  EXPECT_EQ(r.status, TC_ERR_WORKSPACE) << r.message;
+  EXPECT_NE(r.message.find("lock 4 is 1"), std::string::npos) << r.message;
+}
+
+}  // namespace
+}  // namespace tc
