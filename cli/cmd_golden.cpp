@@ -1,0 +1,218 @@
+// `tilecheck golden list | regenerate | check`: the golden fixtures' catalogue, their deterministic
+// regeneration (committed files and MANIFEST.json, reviewed as a diff), and the check CI runs:
+// regenerate into a temporary directory and compare every dataset's hash with the manifest.
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <set>
+
+#include "commands.h"
+#include "tilecheck/error.h"
+#include "tilecheck/golden.h"
+
+namespace tc::cli {
+namespace {
+namespace fs = std::filesystem;
+
+struct PathOptions {
+  GoldenPaths paths = default_golden_paths();
+  void add_to(CLI::App* app) {
+    app->add_option("--fixtures", paths.fixtures_dir, "Directory holding catalogue.txt, MANIFEST.json and golden/")
+        ->capture_default_str();
+    app->add_option("--generated", paths.generated_dir, "Directory for the large cases made on demand")
+        ->capture_default_str();
+  }
+};
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string group_text(int group) { return is_per_column(group) ? "col" : std::to_string(group); }
+
+std::string join(const std::vector<std::string>& parts, const char* separator) {
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : separator) + p;
+  return out;
+}
+
+int run_list(const PathOptions& o) {
+  const Catalogue catalogue = load_catalogue(o.paths.catalogue());
+  std::printf("%-44s %5s %6s %5s %5s %-7s %-13s %6s %-10s %-15s %s\n", "id", "M", "N", "K", "group",
+              "contract", "distribution", "seed", "storage", "tiles", "file");
+  int committed = 0, present = 0;
+  std::uintmax_t bytes = 0;
+  for (const CatalogueEntry& e : catalogue.entries) {
+    const Shape& s = e.spec.shape;
+    const std::string path = o.paths.location(e);
+    std::error_code ec;
+    const bool exists = fs::exists(path, ec);
+    if (e.storage == Storage::committed) ++committed;
+    if (exists) {
+      ++present;
+      if (e.storage == Storage::committed) bytes += fs::file_size(path, ec);
+    }
+    const std::vector<std::string> tiles = runnable_tiles(s);
+    std::printf("%-44s %5d %6d %5d %5s %-8s %-13s %6llu %-10s %-15s %s\n", e.spec.id.c_str(), s.M, s.N, s.K,
+                group_text(s.group).c_str(), std::string(name(e.spec.contract)).c_str(),
+                std::string(name(e.spec.distribution)).c_str(), static_cast<unsigned long long>(e.spec.seed),
+                std::string(name(e.storage)).c_str(), tiles.empty() ? "none (edge)" : join(tiles, ",").c_str(),
+                exists ? "present" : "missing");
+  }
+  std::printf("%zu cases: %d committed (%.1f MB in %s), %zu generated on demand into %s; %d files present\n",
+              catalogue.entries.size(), committed, double(bytes) / 1e6, o.paths.golden_dir().c_str(),
+              catalogue.entries.size() - committed, o.paths.generated_dir.c_str(), present);
+  return 0;
+}
+
+struct RegenerateOptions {
+  PathOptions paths;
+  std::vector<std::string> cases;
+  bool all = false;
+  std::string out;
+  bool keep_manifest = false;
+  bool force = false;
+};
+
+int run_regenerate(const RegenerateOptions& o) {
+  const GoldenPaths& paths = o.paths.paths;
+  const Catalogue catalogue = load_catalogue(paths.catalogue());
+  std::vector<CatalogueEntry> selected;
+  if (!o.cases.empty()) {
+    for (const std::string& id : o.cases) selected.push_back(catalogue.at(id));
+  } else {
+    for (const CatalogueEntry& e : catalogue.entries)
+      if (o.all || e.storage == Storage::committed) selected.push_back(e);
+  }
+  Manifest manifest;
+  if (fs::exists(paths.manifest())) manifest = read_manifest(paths.manifest());
+  const Manifest before = manifest;
+
+  const auto start = std::chrono::steady_clock::now();
+  int index = 0, written = 0;
+  for (const CatalogueEntry& e : selected) {
+    const Shape& s = e.spec.shape;
+    const std::string path = o.out.empty() ? paths.location(e) : o.out + "/" + e.spec.id + ".h5";
+    std::printf("[%3d/%zu] %-44s M=%-5d N=%-5d K=%-5d ... ", ++index, selected.size(), e.spec.id.c_str(), s.M,
+                s.N, s.K);
+    std::fflush(stdout);
+    const auto case_start = std::chrono::steady_clock::now();
+    const Regenerated r = regenerate_case(e.spec, path, o.force);
+    manifest.cases[e.spec.id] = r.hashes;
+    if (r.written) ++written;
+    std::printf("%.2f s%s\n", seconds_since(case_start), r.written ? "" : " (unchanged, kept)");
+  }
+  std::printf("regenerated %zu cases in %.1f s (%d files written, %zu unchanged)\n", selected.size(),
+              seconds_since(start), written, selected.size() - written);
+
+  if (o.all)  // a full regeneration also drops cases the catalogue no longer has
+    for (auto it = manifest.cases.begin(); it != manifest.cases.end();)
+      it = catalogue.find(it->first) == nullptr ? manifest.cases.erase(it) : std::next(it);
+  std::vector<std::string> changes;
+  for (const auto& [id, hashes] : manifest.cases) {
+    const DatasetHashes* old = before.find(id);
+    if (old == nullptr) changes.push_back(cat(id, ": new case"));
+    else
+      for (std::string& line : compare_hashes(id, *old, hashes, "new")) changes.push_back(std::move(line));
+  }
+  for (const auto& [id, hashes] : before.cases)
+    if (manifest.find(id) == nullptr) changes.push_back(cat(id, ": removed"));
+  if (changes.empty()) {
+    std::printf("%s: unchanged\n", paths.manifest().c_str());
+  } else if (o.keep_manifest) {
+    std::printf("%s: not updated (--keep-manifest); %zu differences:\n", paths.manifest().c_str(), changes.size());
+  } else {
+    write_manifest(manifest, paths.manifest());
+    std::printf("%s: updated; %zu differences:\n", paths.manifest().c_str(), changes.size());
+  }
+  for (const std::string& line : changes) std::printf("  %s\n", line.c_str());
+  return 0;
+}
+
+struct CheckOptions {
+  PathOptions paths;
+  bool all = false;
+  bool verbose = false;
+};
+
+int run_check(const CheckOptions& o) {
+  const GoldenPaths& paths = o.paths.paths;
+  const Catalogue catalogue = load_catalogue(paths.catalogue());
+  const Manifest manifest = read_manifest(paths.manifest());
+  std::vector<CatalogueEntry> entries;
+  for (const CatalogueEntry& e : catalogue.entries)
+    if (o.all || e.storage == Storage::committed) entries.push_back(e);
+
+  const fs::path scratch = fs::temp_directory_path() / cat("tilecheck-golden-check-", static_cast<long>(getpid()));
+  fs::create_directories(scratch);
+  const auto start = std::chrono::steady_clock::now();
+  CheckReport report;
+  try {
+    report = check_cases(catalogue, manifest, entries, paths, scratch.string(),
+                         [&](int index, int total, const CatalogueEntry& e, double seconds) {
+                           if (o.verbose || seconds > 5.0)
+                             std::printf("[%3d/%d] %-44s %.2f s\n", index, total, e.spec.id.c_str(), seconds);
+                           std::fflush(stdout);
+                         });
+  } catch (...) {
+    fs::remove_all(scratch);
+    throw;
+  }
+  fs::remove_all(scratch);
+  const double seconds = seconds_since(start);
+  if (report.ok()) {
+    std::printf("golden check: %d cases regenerated, all %zu datasets each match %s (%.1f s)\n", report.cases,
+                kFixtureDatasets.size(), paths.manifest().c_str(), seconds);
+    return 0;
+  }
+  std::printf("golden check: FAILED: %zu problems in %d cases (%.1f s):\n", report.problems.size(), report.cases,
+              seconds);
+  for (const std::string& p : report.problems) std::printf("  %s\n", p.c_str());
+  std::printf("If the change is intended: `tilecheck golden regenerate`, then review `git diff fixtures/`.\n");
+  return 1;
+}
+
+}  // namespace
+
+Command add_golden(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand(
+      "golden", "Golden HDF5 fixtures: list the catalogue, regenerate files and MANIFEST.json, check them");
+  app->require_subcommand(1);
+
+  CLI::App* list = app->add_subcommand("list", "List every case of the catalogue, the tiles that can run it, "
+                                               "and whether its file is present");
+  auto list_options = std::make_shared<PathOptions>();
+  list_options->add_to(list);
+
+  CLI::App* regenerate = app->add_subcommand(
+      "regenerate", "Regenerate fixtures (default: the committed ones) and update MANIFEST.json");
+  auto regen = std::make_shared<RegenerateOptions>();
+  regen->paths.add_to(regenerate);
+  CLI::Option* cases = regenerate->add_option("--case", regen->cases, "Regenerate only this case (repeatable)");
+  regenerate->add_flag("--all", regen->all, "Regenerate every case, the large on-demand ones included")
+      ->excludes(cases);
+  regenerate->add_option("--out", regen->out,
+                         "Write the files here instead of golden/ (committed) and --generated (on demand)");
+  regenerate->add_flag("--keep-manifest", regen->keep_manifest, "Report hash changes without rewriting MANIFEST.json");
+  regenerate->add_flag("--force", regen->force,
+                       "Rewrite every file (default: keep a file whose content is unchanged, so git sees no churn)");
+
+  CLI::App* check = app->add_subcommand(
+      "check", "Regenerate into a temporary directory and compare every dataset's hash with MANIFEST.json; "
+               "also verify the committed files. Exit 1 listing each differing dataset");
+  auto check_options = std::make_shared<CheckOptions>();
+  check_options->paths.add_to(check);
+  check->add_flag("--all", check_options->all, "Also check the large on-demand cases (slow)");
+  check->add_flag("-v,--verbose", check_options->verbose, "Print every case as it is checked");
+
+  return {app, [=] {
+            if (list->parsed()) return run_list(*list_options);
+            if (regenerate->parsed()) return run_regenerate(*regen);
+            return run_check(*check_options);
+          }};
+}
+
+}  // namespace tc::cli
