@@ -132,7 +132,8 @@ Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand&
         const std::int32_t a = std::abs(J.ulp);
         ++c.histogram[histogram_bin(a)];
         t.max_abs_ulp = std::max(t.max_abs_ulp, a);
-        if (is_finite(g) && is_finite(x) && J.allowance != kUnbounded && !adm.nan_expected) {
+        if (J.verdict == Verdict::pass && is_finite(g) && is_finite(x) && J.allowance != kUnbounded &&
+            !adm.nan_expected) {
           const double d = std::clamp(J.ulp, -1, 1);
           ++c.stats.n;
           sum_bias += d;

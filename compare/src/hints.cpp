@@ -76,6 +76,12 @@ std::string describe_slices(const TileInfo& t) {
   return s + " (last writes)";
 }
 
+std::string number(double x, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
+  return buf;
+}
+
 std::string percent(long long part, long long whole) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.0f%%", whole > 0 ? 100.0 * part / whole : 0.0);
@@ -379,15 +385,15 @@ void tiers(const Comparison& c, std::vector<Hint>& out) {
     if (std::fabs(c.stats.bias_toward_zero) > c.stats.bias_limit())
       out.push_back({HintKind::rounding_bias,
                      cat("errors lean ", c.stats.bias_toward_zero < 0 ? "toward" : "away from", " zero by ",
-                         std::fabs(c.stats.bias_toward_zero), " ULP on average -> a directed rounding: a truncating "
+                         hints::number(std::fabs(c.stats.bias_toward_zero), 3), " ULP on average -> a directed rounding: a truncating "
                          "conversion (e.g. __float2half_rz in the epilogue) or rounding away from zero")});
     if (std::fabs(c.stats.bias) > c.stats.bias_limit())
       out.push_back({HintKind::rounding_bias, cat("errors lean ", c.stats.bias < 0 ? "down" : "up", " by ",
-                                                  std::fabs(c.stats.bias), " ULP on average -> rounding toward ",
+                                                  hints::number(std::fabs(c.stats.bias), 3), " ULP on average -> rounding toward ",
                                                   c.stats.bias < 0 ? "-Inf" : "+Inf", " somewhere")});
     if (c.stats.rms > kRmsLimit)
       out.push_back({HintKind::wide_errors,
-                     cat("errors use a large share of their allowance (rms ", c.stats.rms, " > ", kRmsLimit,
+                     cat("errors use a large share of their allowance (rms ", hints::number(c.stats.rms, 3), " > ", kRmsLimit,
                          ") -> more rounding than the contract models: fp16 partial sums where it promises fp32, "
                          "or a lower-precision accumulation")});
   }
@@ -406,13 +412,15 @@ std::vector<Hint> find_hints(const Expectation& e, const Comparison& c) {
   guard_and_rows(e, c, fails, out);
   nonfinite(e, c, fails, out);
   isolated(e, c, fails, out);
-  whole_tiles(e, c, fails, out);
-  slices(e, c, out);
-  block(e, c, out);
-  layout(e, fails, out);
+  // Causes tested on the inputs first; "whole tiles lost" only when none of them explains the data.
+  const size_t before = out.size();
   scale_fetch(e, c, fails, out);
   hints::scale_ratio(e, c, fails, out);
   if (!hints::dropped_chunk(e, c, fails, out)) hints::low_precision(e, c, fails, out);
+  if (out.size() == before) whole_tiles(e, c, fails, out);
+  slices(e, c, out);
+  block(e, c, out);
+  layout(e, fails, out);
   tiers(c, out);
   return out;
 }

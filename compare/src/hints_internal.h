@@ -25,5 +25,6 @@ void low_precision(const Expectation& e, const Comparison& c, const std::vector<
 std::string describe_tile(const TileInfo& t);  // "(1, 2) [rows 32-63, cols 256-511]"
 std::string describe_slices(const TileInfo& t);  // "b3 k-tiles [0,4) -> b2 [4,8) (writes)"
 std::string percent(long long part, long long whole);
+std::string number(double x, int digits);  // fixed-point
 
 }  // namespace tc::hints

@@ -6,7 +6,8 @@
 //   T0 exact       cases of the `exact` distribution: every element bitwise equal to the expected
 //                  output (+-0 equal, any NaN for NaN)
 //   T1 bound       every element admissible, no guard cell written, nothing left unwritten
-//   T2 statistics  over the elements where got and expected are finite (at least kStatsMinElements):
+//   T2 statistics  over the elements that pass T1 with got and expected finite (at least
+//                  kStatsMinElements; gross failures are T1's, T2 looks for subtle ones):
 //                  |bias| and |bias toward zero| <= max(kBiasLimit, 4 standard errors) ULP, each
 //                  element's error clipped to +-1 ULP; RMS(ulp / max(1, allowance)) <= kRmsLimit
 //   T3 determinism repeated outputs bitwise equal (tilecheck/determinism.h)
@@ -59,7 +60,7 @@ struct Counts {
 };
 
 struct Statistics {
-  long long n = 0;              // elements with got and expected finite and a bounded allowance
+  long long n = 0;              // passing elements with got and expected finite and a bounded allowance
   double bias = 0;              // mean of clamp(ulp, -1, 1)
   double bias_toward_zero = 0;  // mean of clamp(ulp, -1, 1) * sign(expected): < 0 toward zero
   double bias_error = 0;        // standard error of either mean, bounded by sqrt(mean(clamp^2) / n)
