@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "tilecheck/error.h"
+#include "tilecheck/fixture.h"
 
 namespace tc {
 
@@ -39,6 +40,20 @@ Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract
                                                                      schedule.shape.K));
   return make_expectation(std::move(A), std::move(w), contract, std::move(ref), std::move(schedule),
                           std::move(info));
+}
+
+CaseInfo case_info(const Fixture& f, const std::string& source) {
+  return CaseInfo{f.spec.id, std::string(name(f.spec.distribution)), f.spec.seed,
+                  cat(source.empty() ? "fixture" : source, "; generator ", f.provenance.generator_version, "; rng ",
+                      f.provenance.rng)};
+}
+
+Expectation make_expectation(const Fixture& f, Schedule schedule, const std::string& source) {
+  require(schedule.shape.M == f.spec.shape.M && schedule.shape.N == f.spec.shape.N &&
+              schedule.shape.K == f.spec.shape.K && schedule.shape.group == f.spec.shape.group,
+          "the schedule's shape (M=", schedule.shape.M, " N=", schedule.shape.N, " K=", schedule.shape.K, " group=",
+          schedule.shape.group, ") is not fixture ", f.spec.id, "'s");
+  return make_expectation(f.A, f.weights, f.spec.contract, f.ref, std::move(schedule), case_info(f, source));
 }
 
 }  // namespace tc

@@ -16,6 +16,8 @@
 
 namespace tc {
 
+struct Fixture;  // tilecheck/fixture.h
+
 // Where a case comes from; printed in reports and stored in error maps.
 struct CaseInfo {
   std::string case_id;       // e.g. "normal_m17n256k256g64"; names error-map files
@@ -46,5 +48,10 @@ Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract
 // The same, computing the reference with tc::reference_gemm on the default path.
 Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract, Schedule schedule,
                              CaseInfo info = {});
+
+// A golden fixture's case (its inputs, contract and reference) under a schedule for its shape.
+// `source` (e.g. the file's path) goes into the provenance with the generator version and RNG.
+CaseInfo case_info(const Fixture& f, const std::string& source);
+Expectation make_expectation(const Fixture& f, Schedule schedule, const std::string& source = {});
 
 }  // namespace tc

@@ -1,0 +1,216 @@
+#include "tilecheck/errormap.h"
+
+#include <cctype>
+
+#include "tilecheck/error.h"
+#include "tilecheck/fixture.h"
+#include "tilecheck/h5.h"
+#include "tilecheck/report.h"
+
+namespace tc {
+namespace {
+
+using I32Matrix = RowMatrix<std::int32_t>;
+using U8Matrix = RowMatrix<std::uint8_t>;
+
+// tilecheck/h5.h has no floating-point attributes; these follow its conventions (scalar, F64LE).
+void write_double_attribute(const h5::Node& node, const std::string& name, double value) {
+  h5::Handle space(H5Screate(H5S_SCALAR), H5Sclose);
+  h5::Handle attr(H5Acreate2(node.id(), name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
+                  H5Aclose);
+  require(attr.valid() && H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value) >= 0, node.file(), ": ", node.path(),
+          " attribute '", name, "': cannot write");
+}
+
+const char* status(TierStatus s) {
+  return s == TierStatus::pass ? "pass" : s == TierStatus::fail ? "fail" : "n/a";
+}
+
+void write_root(const h5::File& f, const Expectation& e, const Comparison& c) {
+  const Shape& s = e.shape();
+  h5::write_int_attribute(f, "errmap_schema_version", kErrorMapSchemaVersion);
+  h5::write_string_attribute(f, "case_id", e.info.case_id);
+  h5::write_string_attribute(f, "distribution", e.info.distribution);
+  h5::write_uint_attribute(f, "seed", e.info.seed);
+  h5::write_string_attribute(f, "provenance", e.info.provenance);
+  h5::write_string_attribute(f, "tilecheck_version", current_provenance().generator_version);
+  h5::write_int_attribute(f, "M", s.M);
+  h5::write_int_attribute(f, "N", s.N);
+  h5::write_int_attribute(f, "K", s.K);
+  h5::write_int_attribute(f, "group_size", s.group);
+  h5::write_string_attribute(f, "contract", std::string(name(e.contract)));
+  h5::write_string_attribute(f, "config", Name(e.schedule.config));
+  h5::write_int_attribute(f, "sms", e.schedule.sms);
+  h5::write_int_attribute(f, "max_par", e.schedule.max_par);
+  h5::write_int_attribute(f, "tile_m", e.schedule.config.tile_m());
+  h5::write_int_attribute(f, "tile_n", e.schedule.config.tile_n());
+  h5::write_int_attribute(f, "tile_k", e.schedule.config.tile_k());
+  h5::write_int_attribute(f, "grid_rows", e.grid.rows);
+  h5::write_int_attribute(f, "grid_cols", e.grid.cols);
+  h5::write_int_attribute(f, "passed", c.passed() ? 1 : 0);
+  h5::write_string_attribute(f, "header", header_line(c.counts));
+  h5::write_int_attribute(f, "mismatched", c.counts.mismatched());
+  h5::write_int_attribute(f, "fail_bound", c.counts.bound);
+  h5::write_int_attribute(f, "nonfinite", c.counts.nonfinite);
+  h5::write_int_attribute(f, "unwritten", c.counts.unwritten);
+  h5::write_int_attribute(f, "guard", c.counts.guard);
+  h5::write_int_attribute(f, "not_exact", c.counts.not_exact);
+  h5::write_string_attribute(f, "t0", status(c.t0.status));
+  h5::write_string_attribute(f, "t1", status(c.t1.status));
+  h5::write_string_attribute(f, "t2", status(c.t2.status));
+  h5::write_string_attribute(f, "t0_detail", c.t0.detail);
+  h5::write_string_attribute(f, "t1_detail", c.t1.detail);
+  h5::write_string_attribute(f, "t2_detail", c.t2.detail);
+  h5::write_int_attribute(f, "stats_n", c.stats.n);
+  write_double_attribute(f, "stats_bias", c.stats.bias);
+  write_double_attribute(f, "stats_bias_toward_zero", c.stats.bias_toward_zero);
+  write_double_attribute(f, "stats_bias_error", c.stats.bias_error);
+  write_double_attribute(f, "stats_rms", c.stats.rms);
+  std::string kinds, texts;
+  for (const Hint& h : c.hints) {
+    kinds += (kinds.empty() ? "" : ",") + std::string(name(h.kind));
+    texts += h.text + "\n";
+  }
+  h5::write_string_attribute(f, "hint_kinds", kinds);
+  h5::write_string_attribute(f, "hints", texts);
+  h5::write_string_attribute(f, "report", report(e, c));
+}
+
+void write_elements(const h5::File& f, const Expectation& e, const Comparison& c) {
+  const h5::Node g = h5::create_group(f, "elements");
+  h5::write_string_attribute(g, "verdict_codes", "0 PASS, 1 FAIL_BOUND, 2 NONFINITE, 3 UNWRITTEN");
+  h5::write_string_attribute(g, "mark_codes", "0 '.' exact, 1 '1' one ULP, 2 'b' within bound, 3 'X' fail, "
+                                              "4 'N' non-finite, 5 'U' unwritten, 6 'G' guard");
+  h5::write_int_attribute(g, "ulp_not_comparable", kNotComparable);
+  h5::write_int_attribute(g, "allowance_unbounded", kUnbounded);
+  h5::write_matrix(g, "verdict", c.verdict);
+  h5::write_matrix(g, "mark", c.mark);
+  h5::write_matrix(g, "ulp", c.ulp);
+  h5::write_matrix(g, "allowance", c.allowance);
+  h5::write_half_matrix(g, "got", c.got);
+  h5::write_half_matrix(g, "expected", e.ref.expected);
+  h5::write_matrix(g, "y_exact", e.ref.y_exact);
+  h5::write_matrix(g, "S", e.ref.S);
+  h5::write_matrix(g, "E", e.bounds.allowance);
+  // Attribution: a pure function of (row, col) and the schedule, stored so notebooks need no model.
+  I32Matrix tile(c.M, c.N);
+  U8Matrix warp(c.M, c.N), lane(c.M, c.N), reg(c.M, c.N);
+  for (int i = 0; i < c.M; ++i) {
+    const int tile_row = e.grid.tile_row_of_row[i];
+    const int row = i - e.grid.tiles[static_cast<size_t>(tile_row) * e.grid.cols].row0;
+    for (int j = 0; j < c.N; ++j) {
+      tile(i, j) = e.grid.index(i, j);
+      // Same layout as tc::locate, inlined: locate walks the launches for every call.
+      const int col = j % e.grid.tile_n, r = row % 16, c8 = col % 8;
+      warp(i, j) = static_cast<std::uint8_t>(col / 64);
+      lane(i, j) = static_cast<std::uint8_t>(4 * (r % 8) + c8 / 2);
+      reg(i, j) = static_cast<std::uint8_t>((c8 % 2) + 2 * (r / 8));
+    }
+  }
+  h5::write_matrix(g, "tile", tile);
+  h5::write_matrix(g, "warp", warp);
+  h5::write_matrix(g, "lane", lane);
+  h5::write_matrix(g, "reg", reg);
+}
+
+void write_tiles(const h5::File& f, const Expectation& e, const Comparison& c) {
+  const h5::Node g = h5::create_group(f, "tiles");
+  const int R = e.grid.rows, C = e.grid.cols;
+  std::array<I32Matrix, kVerdicts> verdicts;
+  for (auto& m : verdicts) m.resize(R, C);
+  I32Matrix max_ulp(R, C), row0(R, C), rows(R, C), col0(R, C), cols(R, C), launch(R, C), column(R, C),
+      writer(R, C), slice_count(R, C);
+  U8Matrix worst(R, C), partial(R, C);
+  F64Matrix util(R, C);
+  I32Matrix slices(0, 7);
+  std::vector<std::array<int, 7>> slice_rows;
+  for (int r = 0; r < R; ++r) {
+    for (int col = 0; col < C; ++col) {
+      const size_t t = static_cast<size_t>(r) * C + col;
+      const TileInfo& info = e.grid.tiles[t];
+      const TileSummary& s = c.tiles[t];
+      for (int v = 0; v < kVerdicts; ++v) verdicts[v](r, col) = static_cast<std::int32_t>(s.verdicts[v]);
+      worst(r, col) = static_cast<std::uint8_t>(s.worst);
+      max_ulp(r, col) = s.max_abs_ulp;
+      util(r, col) = s.max_utilization;
+      row0(r, col) = info.row0;
+      rows(r, col) = info.rows;
+      col0(r, col) = info.col0;
+      cols(r, col) = info.cols;
+      launch(r, col) = info.launch;
+      column(r, col) = info.column;
+      writer(r, col) = info.writer();
+      slice_count(r, col) = info.slice_count();
+      partial(r, col) = info.partial ? 1 : 0;
+      for (const Slice& sl : info.slices)
+        slice_rows.push_back({r, col, sl.block, sl.slice_index, sl.slice_count, sl.k_tile_begin, sl.k_tile_end});
+    }
+  }
+  slices.resize(static_cast<Eigen::Index>(slice_rows.size()), 7);
+  for (size_t i = 0; i < slice_rows.size(); ++i)
+    for (int k = 0; k < 7; ++k) slices(static_cast<Eigen::Index>(i), k) = slice_rows[i][k];
+  static const char* kNames[kVerdicts] = {"pass", "fail_bound", "nonfinite", "unwritten", "guard"};
+  for (int v = 0; v < kVerdicts; ++v) h5::write_matrix(g, kNames[v], verdicts[v]);
+  h5::write_matrix(g, "worst", worst);
+  h5::write_matrix(g, "max_abs_ulp", max_ulp);
+  h5::write_matrix(g, "max_utilization", util);
+  h5::write_matrix(g, "row0", row0);
+  h5::write_matrix(g, "rows", rows);
+  h5::write_matrix(g, "col0", col0);
+  h5::write_matrix(g, "cols", cols);
+  h5::write_matrix(g, "launch", launch);
+  h5::write_matrix(g, "column", column);
+  h5::write_matrix(g, "writer", writer);
+  h5::write_matrix(g, "slice_count", slice_count);
+  h5::write_matrix(g, "partial", partial);
+  h5::write_matrix(g, "slices", slices);
+  h5::write_string_attribute(g, "slices_columns", "tile_row,tile_col,block,slice_index,slice_count,k_tile_begin,k_tile_end");
+}
+
+void write_rest(const h5::File& f, const Comparison& c) {
+  const h5::Node g = h5::create_group(f, "guard");
+  h5::write_int_attribute(g, "cells", c.guard.cells);
+  I32Matrix written(static_cast<Eigen::Index>(c.guard.written.size()), 3);
+  for (size_t i = 0; i < c.guard.written.size(); ++i) {
+    const GuardCell& cell = c.guard.written[i];
+    written.row(static_cast<Eigen::Index>(i)) << cell.row, cell.col, cell.bits;
+  }
+  h5::write_matrix(g, "written", written);
+  h5::write_string_attribute(g, "written_columns", "row,col,bits");
+  const h5::Node s = h5::create_group(f, "summary");
+  I32Matrix histogram(1, kHistogramBins + 1);
+  std::string bins;
+  for (int b = 0; b < kHistogramBins; ++b) {
+    histogram(0, b) = static_cast<std::int32_t>(c.histogram[b]);
+    bins += std::string(histogram_label(b)) + ",";
+  }
+  histogram(0, kHistogramBins) = static_cast<std::int32_t>(c.not_comparable);
+  h5::write_matrix(s, "histogram", histogram);
+  h5::write_string_attribute(s, "histogram_bins", bins + "not_comparable");
+  I32Matrix worst(static_cast<Eigen::Index>(c.worst.size()), 2);
+  for (size_t i = 0; i < c.worst.size(); ++i) worst.row(static_cast<Eigen::Index>(i)) << c.worst[i].first, c.worst[i].second;
+  h5::write_matrix(s, "worst", worst);
+  h5::write_string_attribute(s, "worst_columns", "row,col");
+}
+
+}  // namespace
+
+std::string error_map_name(const Expectation& e) {
+  std::string id = e.info.case_id.empty() ? "case" : e.info.case_id;
+  for (char& ch : id)
+    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.') ch = '_';
+  return cat(id, "_", Name(e.schedule.config), "_", name(e.contract), "_sms", e.schedule.sms, ".errmap.h5");
+}
+
+void write_error_map(const std::string& path, const Expectation& e, const Comparison& c) {
+  require(c.M == e.M() && c.N == e.N(), "comparison is (", c.M, ", ", c.N, ") but the case is (", e.M(), ", ",
+          e.N(), ")");
+  h5::write_file_atomically(path, [&](h5::File& f) {
+    write_root(f, e, c);
+    write_elements(f, e, c);
+    write_tiles(f, e, c);
+    write_rest(f, c);
+  });
+}
+
+}  // namespace tc

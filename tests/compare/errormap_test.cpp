@@ -1,0 +1,161 @@
+// The error map round-trips through HDF5 (tilecheck/h5.h), its attribution matches tc::locate, and
+// it is byte-reproducible. Golden fixtures made by tc::make_fixture give expectations whose own
+// output passes every tier, for every distribution the catalogue has.
+#include "tilecheck/errormap.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include <gtest/gtest.h>
+
+#include "synthetic.h"
+#include "tilecheck/catalogue.h"
+#include "tilecheck/error.h"
+#include "tilecheck/fixture.h"
+#include "tilecheck/h5.h"
+#include "tilecheck/poison.h"
+#include "tilecheck/report.h"
+
+namespace tc {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Problem;
+using testing::synthetic_expectation;
+
+class TempDir {
+ public:
+  TempDir() : path_(fs::temp_directory_path() / ("tc_errmap_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
+                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() { fs::remove_all(path_); }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  fs::path path_;
+};
+
+std::string bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+TEST(ErrorMap, RoundTripsVerdictsTilesAndAttribution) {
+  const Expectation e = synthetic_expectation(Problem{{40, 512, 512, 64}, {1, 8, 8, 4}, 7, Contract::marlin});
+  HalfMatrix buffer = HalfMatrix::Constant(e.M() + 2, e.N() + 2, kPoison);
+  buffer.block(1, 1, e.M(), e.N()) = e.ref.expected;
+  buffer.block(1 + 16, 1 + 128, 16, 128).setConstant(kPoison);  // tile (1, 1) unwritten
+  buffer(1 + 3, 1 + 7) = kHalfPosInf;
+  buffer(1 + e.M(), 1 + 9) = 0;  // a guard write below
+  const Comparison c = compare(e, interior(buffer, 1, 1, 1, 1), guard_band(buffer, 1, 1, 1, 1));
+  TempDir dir;
+  const std::string path = dir.file(error_map_name(e));
+  EXPECT_EQ(error_map_name(e), "m40n512k512g64_m1n8k8g4_marlin_sms7_normal_m1n8k8g4_marlin_sms7.errmap.h5");
+  write_error_map(path, e, c);
+
+  const h5::File f = h5::File::open(path);
+  EXPECT_EQ(h5::read_int_attribute(f, "errmap_schema_version"), kErrorMapSchemaVersion);
+  EXPECT_EQ(h5::read_string_attribute(f, "case_id"), e.info.case_id);
+  EXPECT_EQ(h5::read_string_attribute(f, "config"), "m1n8k8g4");
+  EXPECT_EQ(h5::read_string_attribute(f, "contract"), "marlin");
+  EXPECT_EQ(h5::read_int_attribute(f, "sms"), 7);
+  EXPECT_EQ(h5::read_int_attribute(f, "grid_rows"), 3);
+  EXPECT_EQ(h5::read_int_attribute(f, "grid_cols"), 4);
+  EXPECT_EQ(h5::read_int_attribute(f, "passed"), 0);
+  EXPECT_EQ(h5::read_int_attribute(f, "unwritten"), 16 * 128);
+  EXPECT_EQ(h5::read_int_attribute(f, "nonfinite"), 1);
+  EXPECT_EQ(h5::read_int_attribute(f, "guard"), 1);
+  EXPECT_EQ(h5::read_string_attribute(f, "header"), header_line(c.counts));
+  EXPECT_NE(h5::read_string_attribute(f, "hint_kinds").find("unwritten"), std::string::npos);
+  EXPECT_EQ(h5::read_string_attribute(f, "report").rfind("Mismatched", 0), 0u);
+
+  const h5::Node el = h5::open_group(f, "elements");
+  EXPECT_EQ(h5::read_matrix<std::uint8_t>(el, "verdict", e.M(), e.N()), c.verdict);
+  EXPECT_EQ(h5::read_matrix<std::int32_t>(el, "ulp", e.M(), e.N()), c.ulp);
+  EXPECT_EQ(h5::read_matrix<std::int32_t>(el, "allowance", e.M(), e.N()), c.allowance);
+  EXPECT_EQ(h5::read_half_matrix(el, "got", e.M(), e.N()), c.got);
+  EXPECT_EQ(h5::read_half_matrix(el, "expected", e.M(), e.N()), e.ref.expected);
+  EXPECT_EQ(h5::read_matrix<double>(el, "S", e.M(), e.N()), e.ref.S);
+  const auto tile = h5::read_matrix<std::int32_t>(el, "tile", e.M(), e.N());
+  const auto warp = h5::read_matrix<std::uint8_t>(el, "warp", e.M(), e.N());
+  const auto lane = h5::read_matrix<std::uint8_t>(el, "lane", e.M(), e.N());
+  const auto reg = h5::read_matrix<std::uint8_t>(el, "reg", e.M(), e.N());
+  for (int i = 0; i < e.M(); ++i) {
+    for (int j = 0; j < e.N(); ++j) {
+      const ElementPlace p = locate(e.schedule, i, j);
+      ASSERT_EQ(tile(i, j), p.tile_row * e.grid.cols + p.tile_col) << i << ", " << j;
+      ASSERT_EQ(warp(i, j), p.warp) << i << ", " << j;
+      ASSERT_EQ(lane(i, j), p.lane) << i << ", " << j;
+      ASSERT_EQ(reg(i, j), p.reg) << i << ", " << j;
+    }
+  }
+
+  const h5::Node tiles = h5::open_group(f, "tiles");
+  const auto worst = h5::read_matrix<std::uint8_t>(tiles, "worst", 3, 4);
+  EXPECT_EQ(worst(1, 1), static_cast<std::uint8_t>(Mark::unwritten));
+  EXPECT_EQ(worst(0, 0), static_cast<std::uint8_t>(Mark::nonfinite));
+  EXPECT_EQ(worst(2, 0), static_cast<std::uint8_t>(Mark::guard));
+  EXPECT_EQ(h5::read_matrix<std::int32_t>(tiles, "unwritten", 3, 4)(1, 1), 16 * 128);
+  const auto writer = h5::read_matrix<std::int32_t>(tiles, "writer", 3, 4);
+  const auto count = h5::read_matrix<std::int32_t>(tiles, "slice_count", 3, 4);
+  const auto slices = h5::read_matrix<std::int32_t>(tiles, "slices", -1, 7);
+  long long total = 0;
+  for (const TileInfo& t : e.grid.tiles) {
+    EXPECT_EQ(writer(t.tile_row, t.tile_col), t.writer());
+    EXPECT_EQ(count(t.tile_row, t.tile_col), t.slice_count());
+    total += t.slice_count();
+  }
+  EXPECT_EQ(slices.rows(), total);
+  EXPECT_EQ(h5::read_matrix<std::uint8_t>(tiles, "partial", 3, 4)(2, 0), 1);
+
+  const auto written = h5::read_matrix<std::int32_t>(h5::open_group(f, "guard"), "written", 1, 3);
+  EXPECT_EQ(written(0, 0), e.M());
+  EXPECT_EQ(written(0, 1), 9);
+  const auto histogram = h5::read_matrix<std::int32_t>(h5::open_group(f, "summary"), "histogram", 1, kHistogramBins + 1);
+  EXPECT_EQ(histogram(0, kHistogramBins), c.not_comparable);
+}
+
+TEST(ErrorMap, IsByteReproducibleAndReplacesAtomically) {
+  const Expectation e = synthetic_expectation(Problem{{16, 256, 256, -1}, {1, 8, 8, -1}, 3, Contract::fp32});
+  HalfMatrix got = e.ref.expected;
+  got(1, 2) ^= 0x10;
+  const Comparison c = compare(e, got);
+  TempDir dir;
+  write_error_map(dir.file("a.h5"), e, c);
+  write_error_map(dir.file("b.h5"), e, c);
+  EXPECT_EQ(bytes(dir.file("a.h5")), bytes(dir.file("b.h5")));
+  write_error_map(dir.file("a.h5"), e, c);  // over an existing file
+  EXPECT_EQ(bytes(dir.file("a.h5")), bytes(dir.file("b.h5")));
+  EXPECT_THROW(write_error_map(dir.file("missing/dir/c.h5"), e, c), Error);
+}
+
+// Every distribution of the catalogue, as tc::make_fixture generates it (specials with NaN and
+// Inf, overflow, one-hot probes, exact), passes every tier with its own expected output.
+TEST(FixtureExpectation, ExpectedOutputOfEveryDistributionPasses) {
+  for (Distribution d : all_distributions()) {
+    for (Contract contract : {Contract::marlin, Contract::fp32}) {
+      for (int group : {64, -1}) {
+        const CaseSpec spec{cat(name(d), "_test"), Shape{16, 256, 256, group}, contract, d, 5};
+        const Fixture f = make_fixture(spec);
+        const Expectation e = make_expectation(f, make_schedule(spec.shape, choose_config(spec.shape), 3), "memory");
+        EXPECT_EQ(e.info.distribution, std::string(name(d)));
+        EXPECT_EQ(e.exact_tier(), d == Distribution::exact);
+        const Comparison c = compare(e, f.ref.expected);
+        EXPECT_TRUE(c.passed()) << spec.id << " " << name(contract) << " group " << group << "\n" << report(e, c);
+      }
+    }
+  }
+}
+
+TEST(FixtureExpectation, RejectsAScheduleOfAnotherShape) {
+  const CaseSpec spec{"normal_test", Shape{16, 256, 256, 64}, Contract::fp32, Distribution::normal, 5};
+  const Fixture f = make_fixture(spec);
+  const Shape other{32, 256, 256, 64};
+  EXPECT_THROW(make_expectation(f, make_schedule(other, choose_config(other), 3)), Error);
+}
+
+}  // namespace
+}  // namespace tc
