@@ -119,7 +119,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   const int iters = stripe::iters_per_block(k_tiles, columns, gridDim.x, K_BLOCKS, GROUP_BLOCKS);
   const int total = k_tiles * columns;
   const int a_row = args.K / 8;  // int4 per row of A
-  const int b_row = args.N / 4;  // int4 per packed row of B
+  const int b_row = args.N / 2;  // int4 per packed row of B: 2N words
   const int s_row = args.N / 8;  // int4 per row of scales, and per row of C
   const int groups = kPerColumn ? 1 : args.K / (16 * GROUP_BLOCKS);
   int* const trace = args.trace ? args.trace + blockIdx.x * (1 + 5 * args.trace_capacity) : nullptr;

@@ -110,14 +110,22 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
       const int col0 = launch.n_tile_of(column) * tile_n;
       const int first = launch.column_start[column], count = launch.column_start[column + 1] - first;
       // Partial sums stored in fp16 (marlin): after reduction steps 0 .. count-2, each the sum over
-      // the k-tiles from that step's slice to the end of K.
-      std::vector<F64Matrix> partial_S, partial_y;
-      if (contract == Contract::marlin) {
-        for (int j = 0; j + 1 < count; ++j) {
-          const Slice& slice = launch.slices[launch.column_slices[first + j]];
-          const int k0 = slice.k_tile_begin * tile_k;
-          partial_S.push_back(a_abs.block(row0, k0, rows, K - k0) * w_abs.block(k0, col0, K - k0, tile_n));
-          partial_y.push_back(a.block(row0, k0, rows, K - k0) * w_hat.block(k0, col0, K - k0, tile_n));
+      // the k-tiles from that step's slice to the end of K. One pass from the last k-tile down
+      // accumulates them all (suffix sums), so the cost is one tile GEMM whatever the slice count.
+      std::vector<F64Matrix> partial_S(contract == Contract::marlin ? count - 1 : 0);
+      std::vector<F64Matrix> partial_y(partial_S.size());
+      if (!partial_S.empty()) {
+        F64Matrix suffix_S = F64Matrix::Zero(rows, tile_n), suffix_y = F64Matrix::Zero(rows, tile_n);
+        const int steps = static_cast<int>(partial_S.size());
+        const auto begin_of = [&](int j) { return launch.slices[launch.column_slices[first + j]].k_tile_begin; };
+        int step = 0;  // slice 0 of the order holds the deepest k-tiles, so its boundary comes first
+        for (int t = launch.k_tiles - 1; step < steps && t >= 0; --t) {
+          suffix_S.noalias() += a_abs.block(row0, t * tile_k, rows, tile_k) * w_abs.block(t * tile_k, col0, tile_k, tile_n);
+          suffix_y.noalias() += a.block(row0, t * tile_k, rows, tile_k) * w_hat.block(t * tile_k, col0, tile_k, tile_n);
+          for (; step < steps && t == begin_of(step); ++step) {
+            partial_S[step] = suffix_S;
+            partial_y[step] = suffix_y;
+          }
         }
       }
       std::vector<double> Sj(partial_S.size());

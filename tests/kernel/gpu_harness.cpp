@@ -4,12 +4,20 @@
 #include <cstring>
 
 #include <cuda_runtime.h>
+#include <omp.h>
 
 #include "tilecheck/error.h"
 #include "tilecheck/marlin_format.h"
 
 namespace tc::testing {
 namespace {
+
+// GPU tests run several at a time (ctest -j); the CPU reference would start one OpenMP thread per
+// core in each. Two each keeps the machine from thrashing, unless OMP_NUM_THREADS says otherwise.
+const bool kThreadsCapped = [] {
+  if (std::getenv("OMP_NUM_THREADS") == nullptr) omp_set_num_threads(2);
+  return true;
+}();
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw Error(cat(what, ": ", cudaGetErrorString(e)));

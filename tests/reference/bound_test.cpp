@@ -162,6 +162,34 @@ TEST(Admissible, ExactSumsAdmitOnlyTheirRoundingAndSpecialsFollowTheRules) {
   EXPECT_FALSE(admits(flipped, round_to_half(20.0)));
 }
 
+// The marlin allowance must charge one fp16 rounding per stored partial, each of the magnitude of
+// the sum from that slice's first k-tile to the end of K: recomputed here by brute force.
+TEST(OutputBounds, MarlinChargesEachStoredPartialItsSuffixMagnitude) {
+  const Shape shape{3, 128, 1024, 128};
+  const HalfMatrix A = testing::normal_half(shape.M, shape.K, 41, "A");
+  const QuantizedWeights q = testing::normal_weights(shape.K, shape.N, shape.group, 42);
+  const ReferenceOutput ref = reference_gemm(A, q, Contract::marlin, GemmPath::exact);
+  const Schedule schedule = make_schedule(shape, {1, 8, 8, 8}, 5);
+  const OutputBounds bounds = output_bounds(A, q, ref.y_exact, ref.S, Contract::marlin, schedule);
+  const F64Matrix a = to_double(A), w = to_double(dequantize(q));
+  int checked = 0;
+  for (int i = 0; i < shape.M; ++i) {
+    for (int j = 0; j < shape.N; ++j) {
+      const std::vector<Slice> slices = slices_of(schedule, locate(schedule, i, j));
+      std::vector<double> partial_S;
+      for (size_t n = 0; n + 1 < slices.size(); ++n) {
+        double sum = 0;
+        for (int k = slices[n].k_tile_begin * 128; k < shape.K; ++k) sum += std::fabs(a(i, k) * w(k, j));
+        partial_S.push_back(sum);
+      }
+      const double E = allowance(ref.S(i, j), shape.K, static_cast<int>(slices.size()) - 1, partial_S);
+      ASSERT_NEAR(bounds.allowance(i, j), E, 1e-12 * E) << i << "," << j;
+      checked += slices.size() > 2;
+    }
+  }
+  EXPECT_GT(checked, 0) << "no element had two stored partials";
+}
+
 TEST(Allowance, GrowsWithDepthAndWithFp16Partials) {
   EXPECT_DOUBLE_EQ(gamma(1, 0.5), 1.0);
   EXPECT_TRUE(std::isinf(gamma(2, 0.5)));
