@@ -8,6 +8,7 @@
 
 #include "tilecheck/error.h"
 #include "tilecheck/marlin_format.h"
+#include "tilecheck/poison.h"
 
 namespace tc::testing {
 namespace {
@@ -118,19 +119,10 @@ KernelRun DeviceProblem::run(const KernelPlugin& kernel, const Problem& p, unsig
   out.status = kernel.run(q);
   if (!out.status.ok()) return out;
   check(cudaDeviceSynchronize(), "kernel execution");
-  std::vector<half_bits> all((static_cast<std::size_t>(M_) + 2 * kGuardRows) * N_);
-  C_.download(all.data(), all.size() * 2);
-  out.C.resize(M_, N_);
-  std::memcpy(out.C.data(), all.data() + static_cast<std::size_t>(kGuardRows) * N_, out.C.size() * 2);
-  const std::int64_t before = static_cast<std::int64_t>(kGuardRows) * N_;
-  for (std::size_t i = 0; i < all.size(); ++i) {
-    const auto offset = static_cast<std::int64_t>(i) - before;
-    if (offset >= 0 && offset < static_cast<std::int64_t>(M_) * N_) continue;
-    if (all[i] != kPoison) {
-      ++out.guard_writes;
-      if (out.guard_offsets.size() < 8) out.guard_offsets.push_back(offset);
-    }
-  }
+  HalfMatrix buffer(M_ + 2 * kGuardRows, N_);
+  C_.download(buffer.data(), buffer.size() * 2);
+  out.C = interior(buffer, kGuardRows, 0, kGuardRows, 0);
+  out.guard = guard_band(buffer, kGuardRows, 0, kGuardRows, 0);
   return out;
 }
 

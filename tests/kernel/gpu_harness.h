@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tilecheck/compare.h"
 #include "tilecheck/contract.h"
 #include "tilecheck/matrix.h"
 #include "tilecheck/plugin_loader.h"
@@ -50,10 +51,9 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
-// Poison for outputs: a NaN with a payload no arithmetic produces, so a survivor means "never
-// written" (shared with compare/'s UNWRITTEN verdict).
-constexpr half_bits kPoison = 0x7E5A;
-constexpr int kGuardRows = 64;  // rows of poison before and after C
+// C is allocated with kGuardRows rows of poison (tilecheck/poison.h) before and after it: a row
+// stride of N leaves no room for column margins, and a dropped row predicate writes below C.
+constexpr int kGuardRows = 64;
 
 struct Problem {
   HalfMatrix A;          // (M, K)
@@ -66,9 +66,8 @@ struct Problem {
 
 struct KernelRun {
   RunResult status;
-  HalfMatrix C;                 // (M, N)
-  int guard_writes = 0;         // guard-band elements that lost their poison
-  std::vector<std::int64_t> guard_offsets;  // first few: element offsets relative to C (negative: before)
+  HalfMatrix C;      // (M, N)
+  GuardBand guard;   // the poisoned rows around C, and which of them were written
 };
 
 // Device copies of a problem's inputs (packed B, permuted scales) and a workspace, reusable
