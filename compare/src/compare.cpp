@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <queue>
+#include <functional>
+
+#include <omp.h>
 
 #include "tilecheck/error.h"
 #include "tilecheck/poison.h"
@@ -85,6 +87,75 @@ bool Comparison::passed() const {
   return t0.status != TierStatus::fail && t1.status != TierStatus::fail && t2.status != TierStatus::fail;
 }
 
+namespace {
+
+// One thread's share of the pass over the output. Everything merges exactly: counts are integers,
+// extrema are order-free, the heap has a total order, and the T2 sums are kept per row (below).
+struct alignas(64) Partial {
+  Counts counts;
+  std::array<long long, kHistogramBins> histogram{};
+  long long not_comparable = 0;
+  long long stats_n = 0;
+  double sum_bias = 0, sum_toward_zero = 0, sum_clipped_sq = 0;  // sums of integers: exact
+  std::vector<TileSummary> tiles;
+  std::vector<Candidate> worst;  // a min-heap on Candidate::operator>
+};
+
+void judge_row(const Expectation& e, const HalfMatrix& got, int i, Comparison& c, Partial& p, double& row_sq) {
+  const int N = e.N();
+  const int tile_row = e.grid.tile_row_of_row[i];
+  const auto heap_order = std::greater<Candidate>();
+  for (int j = 0; j < N; ++j) {
+    const half_bits g = got(i, j), x = e.ref.expected(i, j);
+    const Admissible adm = e.bounds.at(i, j);
+    const ElementJudgement J = judge_element(g, x, adm);
+    c.verdict(i, j) = static_cast<std::uint8_t>(J.verdict);
+    c.mark(i, j) = static_cast<std::uint8_t>(J.mark);
+    c.ulp(i, j) = J.ulp;
+    c.allowance(i, j) = J.allowance;
+    switch (J.verdict) {
+      case Verdict::fail_bound: ++p.counts.bound; break;
+      case Verdict::nonfinite: ++p.counts.nonfinite; break;
+      case Verdict::unwritten: ++p.counts.unwritten; break;
+      default: break;
+    }
+    if (J.mark != Mark::exact) ++p.counts.not_exact;
+    TileSummary& t = p.tiles[static_cast<size_t>(tile_row) * e.grid.cols + j / e.grid.tile_n];
+    ++t.verdicts[static_cast<int>(J.verdict)];
+    t.worst = std::max(t.worst, J.mark);
+    const double util = utilization(J.ulp, J.allowance);
+    t.max_utilization = std::max(t.max_utilization, util);
+    if (J.ulp == kNotComparable) {
+      ++p.not_comparable;
+    } else {
+      const std::int32_t a = std::abs(J.ulp);
+      ++p.histogram[histogram_bin(a)];
+      t.max_abs_ulp = std::max(t.max_abs_ulp, a);
+      if (J.verdict == Verdict::pass && is_finite(g) && is_finite(x) && J.allowance != kUnbounded &&
+          !adm.nan_expected) {
+        const double d = std::clamp(J.ulp, -1, 1);
+        ++p.stats_n;
+        p.sum_bias += d;
+        p.sum_toward_zero += sign_bit(x) ? -d : d;
+        p.sum_clipped_sq += d * d;
+        const double r = J.ulp / double(std::max(1, J.allowance));
+        row_sq += r * r;
+      }
+    }
+    const Candidate cand{severity(J.verdict) * 1e12 + std::min(util, 1e11), static_cast<long long>(i) * N + j};
+    if (p.worst.size() < kWorst) {
+      p.worst.push_back(cand);
+      std::push_heap(p.worst.begin(), p.worst.end(), heap_order);
+    } else if (cand > p.worst.front()) {
+      std::pop_heap(p.worst.begin(), p.worst.end(), heap_order);
+      p.worst.back() = cand;
+      std::push_heap(p.worst.begin(), p.worst.end(), heap_order);
+    }
+  }
+}
+
+}  // namespace
+
 Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand& guard,
                    const CompareOptions& options) {
   const int M = e.M(), N = e.N();
@@ -102,56 +173,37 @@ Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand&
   c.tiles.assign(e.grid.tiles.size(), TileSummary{});
   c.counts.elements = static_cast<long long>(M) * N;
 
-  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<Candidate>> worst;
+  // Rows in parallel; every result is independent of the thread count (see Partial).
+  std::vector<Partial> partials(static_cast<size_t>(omp_get_max_threads()));
+  for (Partial& p : partials) p.tiles.assign(e.grid.tiles.size(), TileSummary{});
+  std::vector<double> row_sq(M, 0.0);
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < M; ++i) judge_row(e, got, i, c, partials[omp_get_thread_num()], row_sq[i]);
+
+  std::vector<Candidate> worst;
   double sum_bias = 0, sum_toward_zero = 0, sum_clipped_sq = 0, sum_sq = 0;
-  for (int i = 0; i < M; ++i) {
-    const int tile_row = e.grid.tile_row_of_row[i];
-    for (int j = 0; j < N; ++j) {
-      const half_bits g = got(i, j), x = e.ref.expected(i, j);
-      const Admissible adm = e.bounds.at(i, j);
-      const ElementJudgement J = judge_element(g, x, adm);
-      c.verdict(i, j) = static_cast<std::uint8_t>(J.verdict);
-      c.mark(i, j) = static_cast<std::uint8_t>(J.mark);
-      c.ulp(i, j) = J.ulp;
-      c.allowance(i, j) = J.allowance;
-      switch (J.verdict) {
-        case Verdict::fail_bound: ++c.counts.bound; break;
-        case Verdict::nonfinite: ++c.counts.nonfinite; break;
-        case Verdict::unwritten: ++c.counts.unwritten; break;
-        default: break;
-      }
-      if (J.mark != Mark::exact) ++c.counts.not_exact;
-      TileSummary& t = c.tiles[static_cast<size_t>(tile_row) * e.grid.cols + j / e.grid.tile_n];
-      ++t.verdicts[static_cast<int>(J.verdict)];
-      t.worst = std::max(t.worst, J.mark);
-      const double util = utilization(J.ulp, J.allowance);
-      t.max_utilization = std::max(t.max_utilization, util);
-      if (J.ulp == kNotComparable) {
-        ++c.not_comparable;
-      } else {
-        const std::int32_t a = std::abs(J.ulp);
-        ++c.histogram[histogram_bin(a)];
-        t.max_abs_ulp = std::max(t.max_abs_ulp, a);
-        if (J.verdict == Verdict::pass && is_finite(g) && is_finite(x) && J.allowance != kUnbounded &&
-            !adm.nan_expected) {
-          const double d = std::clamp(J.ulp, -1, 1);
-          ++c.stats.n;
-          sum_bias += d;
-          sum_toward_zero += sign_bit(x) ? -d : d;
-          sum_clipped_sq += d * d;
-          const double r = J.ulp / double(std::max(1, J.allowance));
-          sum_sq += r * r;
-        }
-      }
-      const Candidate cand{severity(J.verdict) * 1e12 + std::min(util, 1e11), static_cast<long long>(i) * N + j};
-      if (worst.size() < kWorst) {
-        worst.push(cand);
-      } else if (cand > worst.top()) {
-        worst.pop();
-        worst.push(cand);
-      }
+  for (const Partial& p : partials) {
+    c.counts.bound += p.counts.bound;
+    c.counts.nonfinite += p.counts.nonfinite;
+    c.counts.unwritten += p.counts.unwritten;
+    c.counts.not_exact += p.counts.not_exact;
+    for (int b = 0; b < kHistogramBins; ++b) c.histogram[b] += p.histogram[b];
+    c.not_comparable += p.not_comparable;
+    c.stats.n += p.stats_n;
+    sum_bias += p.sum_bias;
+    sum_toward_zero += p.sum_toward_zero;
+    sum_clipped_sq += p.sum_clipped_sq;
+    for (size_t t = 0; t < c.tiles.size(); ++t) {
+      TileSummary& to = c.tiles[t];
+      const TileSummary& from = p.tiles[t];
+      for (int v = 0; v < kVerdicts; ++v) to.verdicts[v] += from.verdicts[v];
+      to.worst = std::max(to.worst, from.worst);
+      to.max_abs_ulp = std::max(to.max_abs_ulp, from.max_abs_ulp);
+      to.max_utilization = std::max(to.max_utilization, from.max_utilization);
     }
+    worst.insert(worst.end(), p.worst.begin(), p.worst.end());
   }
+  for (double r : row_sq) sum_sq += r;  // in row order, whatever the threads
   for (const GuardCell& g : guard.written) {
     ++c.counts.guard;
     const auto [r, col] = nearest_element(g, M, N);
@@ -159,17 +211,15 @@ Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand&
     ++t.verdicts[static_cast<int>(Verdict::guard)];
     t.worst = Mark::guard;
   }
-  while (!worst.empty()) {
-    c.worst.push_back({static_cast<int>(worst.top().index / N), static_cast<int>(worst.top().index % N)});
-    worst.pop();
-  }
-  std::reverse(c.worst.begin(), c.worst.end());
+  std::sort(worst.begin(), worst.end(), std::greater<Candidate>());
+  for (size_t k = 0; k < worst.size() && k < kWorst; ++k)
+    c.worst.push_back({static_cast<int>(worst[k].index / N), static_cast<int>(worst[k].index % N)});
 
   if (c.stats.n > 0) {
-    c.stats.bias = sum_bias / c.stats.n;
-    c.stats.bias_toward_zero = sum_toward_zero / c.stats.n;
-    c.stats.rms = std::sqrt(sum_sq / c.stats.n);
     const double n = static_cast<double>(c.stats.n);
+    c.stats.bias = sum_bias / n;
+    c.stats.bias_toward_zero = sum_toward_zero / n;
+    c.stats.rms = std::sqrt(sum_sq / n);
     c.stats.bias_error = std::sqrt(sum_clipped_sq / n / n);  // E[d^2] bounds either mean's variance
   }
   // Tiers.

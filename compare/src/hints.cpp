@@ -416,7 +416,8 @@ std::vector<Hint> find_hints(const Expectation& e, const Comparison& c) {
   const size_t before = out.size();
   scale_fetch(e, c, fails, out);
   hints::scale_ratio(e, c, fails, out);
-  if (!hints::dropped_chunk(e, c, fails, out)) hints::low_precision(e, c, fails, out);
+  const std::vector<hints::InputSample> samples = hints::input_samples(e, c, fails);
+  if (!hints::dropped_chunk(e, samples, out)) hints::low_precision(e, c, samples, out);
   if (out.size() == before) whole_tiles(e, c, fails, out);
   slices(e, c, out);
   block(e, c, out);

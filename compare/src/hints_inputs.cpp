@@ -34,15 +34,19 @@ std::vector<Element> out_of_bound_sample(const Comparison& c, const std::vector<
 
 size_t needed(size_t n) { return std::max<size_t>(3, (3 * n + 3) / 4); }
 
-// The 16-deep chunk sums of one element: cs[t] = sum_{k in [16t, 16t + 16)} a_ik * w^_kj.
+// The 16-deep chunk sums of one element: cs[t] = sum_{k in [16t, 16t + 16)} a_ik * w^_kj, with w^
+// from a 16-entry table per scale group (one rounding per code and group, not per k).
 std::vector<double> chunk_sums(const Expectation& e, int i, int j) {
-  const int K = e.shape().K;
+  const int K = e.shape().K, G = static_cast<int>(e.w.scales.rows());
+  const int rows_per_group = is_per_column(e.w.group) ? K : e.w.group;
   std::vector<double> cs(K / 16, 0.0);
-  for (int k = 0; k < K; ++k) {
-    const double a = half_to_double(e.A(i, k));
-    if (a == 0) continue;
-    const half_bits w = dequantized_weight(e.w.codes(k, j), scale_of(e.w, k, j), e.w.group);
-    cs[k / 16] += a * half_to_double(w);
+  double table[16];
+  for (int g = 0; g < G; ++g) {
+    for (int q = 0; q < 16; ++q) table[q] = half_to_double(dequantized_weight(q, e.w.scales(g, j), e.w.group));
+    for (int k = g * rows_per_group; k < (g + 1) * rows_per_group; ++k) {
+      const half_bits a = e.A(i, k);
+      if ((a & 0x7FFF) != 0) cs[k / 16] += half_to_double(a) * table[e.w.codes(k, j)];
+    }
   }
   return cs;
 }
@@ -129,30 +133,40 @@ void scale_ratio(const Expectation& e, const Comparison& c, const std::vector<El
                                             best_count, " of ", n, " sampled failures")});
 }
 
-bool dropped_chunk(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
-                   std::vector<Hint>& out) {
+std::vector<InputSample> input_samples(const Expectation& e, const Comparison& c, const std::vector<Element>& fails) {
+  std::vector<InputSample> out;
+  for (const Element& f : out_of_bound_sample(c, fails)) {
+    InputSample s;
+    s.i = f.first;
+    s.j = f.second;
+    if (!implied_accumulator(e, c.got(s.i, s.j), s.j, s.acc, s.rounding)) continue;
+    s.chunks = chunk_sums(e, s.i, s.j);
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+bool dropped_chunk(const Expectation& e, const std::vector<InputSample>& samples, std::vector<Hint>& out) {
   const int K = e.shape().K, chunks = K / 16, kb = e.schedule.config.k_blocks, sms = e.schedule.sms;
   // Hypotheses: [0, chunks) one chunk; then step x of every k-tile (kb); first / last step of every
   // slice (2); first / last step of block b's slices (2 * sms).
   const int step0 = chunks, all0 = step0 + kb, block0 = all0 + 2, total = block0 + 2 * sms;
   std::vector<size_t> count(total, 0);
   std::vector<Element> example(total, {-1, -1});
-  size_t n = 0;
-  for (const Element& f : out_of_bound_sample(c, fails)) {
-    const auto [i, j] = f;
-    double acc = 0, tol = 0;
-    if (!implied_accumulator(e, c.got(i, j), j, acc, tol)) continue;
-    ++n;
-    const std::vector<double> cs = chunk_sums(e, i, j);
+  const size_t n = samples.size();
+  for (const InputSample& sample : samples) {
+    const int i = sample.i, j = sample.j;
+    const Element f{i, j};
+    const std::vector<double>& cs = sample.chunks;
     const TileInfo& tile = e.grid.at(i, j);
-    tol = 2 * tol + 0x1p-16 * e.ref.S(i, j);
+    double tol = 2 * sample.rounding + 0x1p-16 * e.ref.S(i, j);
     if (e.contract == Contract::marlin) {  // each fp16 partial sum rounds once
       double suffix = 0;
       std::vector<double> suffixes(chunks + 1, 0.0);
       for (int t = chunks - 1; t >= 0; --t) suffixes[t] = suffix += cs[t];
       for (int s = 0; s + 1 < tile.slice_count(); ++s) tol += half_ulp(suffixes[tile.slices[s].k_tile_begin * kb]);
     }
-    const double eps = acc - e.ref.y_exact(i, j);
+    const double eps = sample.acc - e.ref.y_exact(i, j);
     const auto test = [&](int h, double dropped) {
       if (std::fabs(dropped) > tol && std::fabs(eps + dropped) <= tol) {
         ++count[h];
@@ -213,18 +227,15 @@ bool dropped_chunk(const Expectation& e, const Comparison& c, const std::vector<
   return true;
 }
 
-void low_precision(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
+void low_precision(const Expectation& e, const Comparison& c, const std::vector<InputSample>& samples,
                    std::vector<Hint>& out) {
   long long failing_tiles = 0;
   for (const TileSummary& t : c.tiles)
     failing_tiles += t.verdicts[int(Verdict::fail_bound)] > 0;
   if (failing_tiles * 4 < static_cast<long long>(c.tiles.size())) return;  // not widespread
   std::vector<double> u;
-  for (const Element& f : out_of_bound_sample(c, fails)) {
-    const auto [i, j] = f;
-    double acc = 0, rounding = 0;
-    if (!implied_accumulator(e, c.got(i, j), j, acc, rounding)) continue;
-    const std::vector<double> cs = chunk_sums(e, i, j);
+  for (const InputSample& s : samples) {
+    const std::vector<double>& cs = s.chunks;
     double prefix = 0, sq = 0;
     for (double x : cs) {
       prefix += x;
@@ -234,7 +245,7 @@ void low_precision(const Expectation& e, const Comparison& c, const std::vector<
     if (rho == 0) continue;
     // Rounding the running sum at each of the K/16 steps with unit roundoff u errs by about
     // u * rho * sqrt(K/16) / sqrt(3) (uniform errors): invert that.
-    u.push_back(std::sqrt(3.0) * std::fabs(acc - e.ref.y_exact(i, j)) / (std::sqrt(double(cs.size())) * rho));
+    u.push_back(std::sqrt(3.0) * std::fabs(s.acc - e.ref.y_exact(s.i, s.j)) / (std::sqrt(double(cs.size())) * rho));
   }
   if (u.size() < 8) return;
   std::nth_element(u.begin(), u.begin() + u.size() / 2, u.end());

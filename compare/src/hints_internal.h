@@ -16,10 +16,20 @@ std::vector<std::pair<int, int>> sample(const std::vector<std::pair<int, int>>& 
 // Hypotheses on the inputs; each appends at most one hint.
 void scale_ratio(const Expectation& e, const Comparison& c, const std::vector<std::pair<int, int>>& fails,
                  std::vector<Hint>& out);
+// A sampled out-of-bound element with what the kernel's accumulator must have been and the 16-deep
+// k-chunk sums of its dot product (computed once, used by both hypotheses below).
+struct InputSample {
+  int i = 0;
+  int j = 0;
+  double acc = 0;       // implied by got (per-column scales divided out)
+  double rounding = 0;  // how far got's rounding can move it
+  std::vector<double> chunks;
+};
+std::vector<InputSample> input_samples(const Expectation& e, const Comparison& c,
+                                       const std::vector<std::pair<int, int>>& fails);
 // Returns true when a dropped-chunk pattern explains the failures (then low_precision is skipped).
-bool dropped_chunk(const Expectation& e, const Comparison& c, const std::vector<std::pair<int, int>>& fails,
-                   std::vector<Hint>& out);
-void low_precision(const Expectation& e, const Comparison& c, const std::vector<std::pair<int, int>>& fails,
+bool dropped_chunk(const Expectation& e, const std::vector<InputSample>& samples, std::vector<Hint>& out);
+void low_precision(const Expectation& e, const Comparison& c, const std::vector<InputSample>& samples,
                    std::vector<Hint>& out);
 
 std::string describe_tile(const TileInfo& t);  // "(1, 2) [rows 32-63, cols 256-511]"

@@ -4,6 +4,8 @@
 
 #include <cstdio>
 
+#include <omp.h>
+
 #include <gtest/gtest.h>
 
 #include "synthetic.h"
@@ -196,6 +198,32 @@ TEST(Determinism, ReportsDifferingElementsAndTiles) {
   EXPECT_EQ(text.rfind(cat("Nondeterministic: 2 / ", e.M() * e.N()), 0), 0u) << text;
   EXPECT_NE(text.find("[race]"), std::string::npos) << text;
   EXPECT_THROW(check_determinism(e.schedule, {e.ref.expected}), Error);
+}
+
+TEST(Compare, ResultsDoNotDependOnTheThreadCount) {
+  const Expectation e = synthetic_expectation(Problem{{40, 512, 512, 64}, {1, 8, 8, 4}, 7, Contract::marlin});
+  HalfMatrix got = model_kernel(e);
+  for (int j = 0; j < 512; j += 3) got(7, j) = half_from_key(half_key(got(7, j)) + j % 7);
+  const int threads = omp_get_max_threads();
+  std::vector<Comparison> runs;
+  for (int n : {1, 2, 3}) {
+    omp_set_num_threads(n);
+    runs.push_back(compare(e, got));
+  }
+  omp_set_num_threads(threads);
+  for (const Comparison& c : runs) {
+    EXPECT_EQ(c.verdict, runs[0].verdict);
+    EXPECT_EQ(c.ulp, runs[0].ulp);
+    EXPECT_EQ(c.counts.mismatched(), runs[0].counts.mismatched());
+    EXPECT_EQ(c.histogram, runs[0].histogram);
+    EXPECT_EQ(c.worst, runs[0].worst);
+    EXPECT_EQ(c.stats.rms, runs[0].stats.rms) << "bitwise: T2 sums are kept in row order";
+    EXPECT_EQ(c.stats.bias, runs[0].stats.bias);
+    for (size_t t = 0; t < c.tiles.size(); ++t) {
+      EXPECT_EQ(c.tiles[t].verdicts, runs[0].tiles[t].verdicts);
+      EXPECT_EQ(c.tiles[t].max_utilization, runs[0].tiles[t].max_utilization);
+    }
+  }
 }
 
 TEST(Compare, RejectsAnOutputOfTheWrongShape) {

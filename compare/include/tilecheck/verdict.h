@@ -13,6 +13,7 @@
 
 #include "tilecheck/bound.h"
 #include "tilecheck/fp16.h"
+#include "tilecheck/poison.h"
 
 namespace tc {
 
@@ -34,13 +35,28 @@ constexpr std::int32_t kNotComparable = std::numeric_limits<std::int32_t>::min()
 // The allowance of an element whose every result is admissible (an fp16 partial sum may overflow).
 constexpr std::int32_t kUnbounded = -1;
 
-std::int32_t signed_ulp(half_bits got, half_bits expected);
+// The per-element rules are inline: the comparator applies them to every element of large outputs.
+inline std::int32_t signed_ulp(half_bits got, half_bits expected) {
+  if (is_nan(got) || is_nan(expected)) return is_nan(got) && is_nan(expected) ? 0 : kNotComparable;
+  if (is_inf(got) != is_inf(expected)) return kNotComparable;
+  return half_key(got) - half_key(expected);
+}
+
 // How far from `expected`, in ULPs, the admissible range reaches (the larger side); 0 for an
 // expected NaN, kUnbounded when everything is admissible.
-std::int32_t allowance_ulps(half_bits expected, const Admissible& adm);
+inline std::int32_t allowance_ulps(half_bits expected, const Admissible& adm) {
+  if (adm.unbounded) return kUnbounded;
+  if (adm.nan_expected || is_nan(expected)) return 0;
+  const std::int32_t k = half_key(expected);
+  const std::int32_t a = adm.key_hi - k > k - adm.key_lo ? adm.key_hi - k : k - adm.key_lo;
+  return a > 0 ? a : 0;
+}
 
 // T0's rule: bitwise equal, except that +0 equals -0 and an expected NaN accepts any NaN.
-bool exact_match(half_bits got, half_bits expected);
+inline bool exact_match(half_bits got, half_bits expected) {
+  if (is_nan(expected)) return is_nan(got);
+  return got == expected || ((got | expected) & 0x7FFF) == 0;  // the second: +0 and -0
+}
 
 struct ElementJudgement {
   Verdict verdict = Verdict::pass;
@@ -48,10 +64,35 @@ struct ElementJudgement {
   std::int32_t ulp = 0;        // signed_ulp(got, expected)
   std::int32_t allowance = 0;  // allowance_ulps(expected, adm)
 };
-ElementJudgement judge_element(half_bits got, half_bits expected, const Admissible& adm);
+
+inline ElementJudgement judge_element(half_bits got, half_bits expected, const Admissible& adm) {
+  ElementJudgement j;
+  j.ulp = signed_ulp(got, expected);
+  j.allowance = allowance_ulps(expected, adm);
+  if (got == kPoison) {
+    j.verdict = Verdict::unwritten;
+    j.mark = Mark::unwritten;
+  } else if (admits(adm, got)) {
+    j.verdict = Verdict::pass;
+    j.mark = exact_match(got, expected) ? Mark::exact
+             : (j.ulp == 1 || j.ulp == -1) ? Mark::one_ulp
+                                           : Mark::within_bound;
+  } else if (!is_finite(got)) {
+    j.verdict = Verdict::nonfinite;
+    j.mark = Mark::nonfinite;
+  } else {
+    j.verdict = Verdict::fail_bound;
+    j.mark = Mark::fail;
+  }
+  return j;
+}
 
 // |ulp| / max(1, allowance): above 1 outside the bound. Infinite when not comparable; 0 when
 // unbounded.
-double utilization(std::int32_t ulp, std::int32_t allowance);
+inline double utilization(std::int32_t ulp, std::int32_t allowance) {
+  if (ulp == kNotComparable) return std::numeric_limits<double>::infinity();
+  if (allowance == kUnbounded) return 0.0;
+  return (ulp < 0 ? -static_cast<double>(ulp) : static_cast<double>(ulp)) / (allowance > 1 ? allowance : 1);
+}
 
 }  // namespace tc
