@@ -41,7 +41,7 @@ std::string join(const std::vector<std::string>& parts, const char* separator) {
 
 int run_list(const PathOptions& o) {
   const Catalogue catalogue = load_catalogue(o.paths.catalogue());
-  std::printf("%-44s %5s %6s %5s %5s %-7s %-13s %6s %-10s %-15s %s\n", "id", "M", "N", "K", "group",
+  std::printf("%-44s %5s %6s %5s %5s %-8s %-13s %6s %-10s %-15s %s\n", "id", "M", "N", "K", "group",
               "contract", "distribution", "seed", "storage", "tiles", "file");
   int committed = 0, present = 0;
   std::uintmax_t bytes = 0;
