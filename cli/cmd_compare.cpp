@@ -1,0 +1,104 @@
+// `tilecheck compare`: judges the output of any kernel, written to HDF5 (dataset `C`, float16,
+// (M, N); format: docs/compare.md), against a golden fixture under a schedule, and prints the
+// report. Exit code 0: every tier passed; 1: mismatch; 2: bad input (main.cpp prints the reason).
+//   tilecheck compare --fixture F --output O.h5 [--tile NxK] [--m-blocks B] [--sms S]
+//                     [--contract marlin|fp32] [--report R.h5]
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "commands.h"
+#include "tilecheck/compare.h"
+#include "tilecheck/error.h"
+#include "tilecheck/errormap.h"
+#include "tilecheck/fixture.h"
+#include "tilecheck/golden.h"
+#include "tilecheck/h5.h"
+#include "tilecheck/report.h"
+
+namespace tc::cli {
+namespace {
+
+struct Options {
+  std::string fixture;
+  std::string output;
+  std::string tile;  // "NxK", e.g. "256x64"; empty: the kernel's default choice
+  int m_blocks = 0;  // 0: the kernel's default choice
+  int sms = 1;
+  std::string contract;  // empty: the fixture's
+  std::string report;
+};
+
+// A fixture file, or the id of a catalogue case (made on demand if it is a generated one).
+Fixture load(const std::string& fixture) {
+  std::error_code ec;
+  if (std::filesystem::exists(fixture, ec)) return load_fixture(fixture);
+  const GoldenPaths paths = default_golden_paths();
+  const bool looks_like_id = fixture.find('/') == std::string::npos && fixture.find(".h5") == std::string::npos;
+  require(looks_like_id && load_catalogue(paths.catalogue()).find(fixture) != nullptr, "fixture '", fixture,
+          "': no such file, and not a case id of ", paths.catalogue());
+  return load_case(paths, fixture);
+}
+
+TileConfig config_for(const Shape& shape, const Options& o) {
+  TileConfig c = choose_config(shape);
+  if (!o.tile.empty()) {
+    int n = 0, k = 0, consumed = 0;
+    const bool ok = std::sscanf(o.tile.c_str(), "%dx%d%n", &n, &k, &consumed) == 2 &&
+                    consumed == static_cast<int>(o.tile.size()) && n > 0 && k > 0 && n % 64 == 0 && k % 16 == 0;
+    require(ok, "--tile '", o.tile, "' is not NxK with N a multiple of 64 and K of 16 (e.g. 128x128, 256x64)");
+    c.n_blocks = n / 16;
+    c.k_blocks = k / 16;
+  }
+  if (o.m_blocks != 0) {
+    require(o.m_blocks >= 1 && o.m_blocks <= 4, "--m-blocks ", o.m_blocks, " is not 1..4");
+    c.m_blocks = o.m_blocks;
+  }
+  return c;
+}
+
+int run(const Options& o) {
+  const Fixture f = load(o.fixture);
+  const Shape& shape = f.spec.shape;
+  HalfMatrix got;
+  {
+    const h5::File out = h5::File::open(o.output);
+    got = h5::read_half_matrix(out, "C", shape.M, shape.N);
+  }
+  require(o.sms >= 1, "--sms ", o.sms, " must be at least 1");
+  Schedule schedule = make_schedule(shape, config_for(shape, o), o.sms);
+  const Contract contract = o.contract.empty() ? f.spec.contract : parse_contract(o.contract);
+  const Expectation e =
+      contract == f.spec.contract
+          ? make_expectation(f, std::move(schedule), o.fixture)
+          : make_expectation(f.A, f.weights, contract, std::move(schedule), case_info(f, o.fixture));
+  const Comparison c = compare(e, got);
+  ReportOptions report_options;
+  if (!o.report.empty()) {
+    write_error_map(o.report, e, c);
+    report_options.error_map = o.report;
+  }
+  std::fputs(report(e, c, report_options).c_str(), stdout);
+  return c.passed() ? 0 : 1;
+}
+
+}  // namespace
+
+Command add_compare(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand(
+      "compare", "Judge the output of any kernel (HDF5 dataset C, float16, M x N; docs/compare.md) against a "
+                 "golden fixture and print the report. Exit 0 pass, 1 mismatch, 2 bad input");
+  auto o = std::make_shared<Options>();
+  app->add_option("--fixture", o->fixture, "Golden fixture file (schema v1), or a catalogue case id")->required();
+  app->add_option("--output", o->output, "The kernel's output: HDF5 file with dataset C, float16, (M, N)")->required();
+  app->add_option("--tile", o->tile, "Tile N x K of the kernel's schedule, e.g. 256x64 (default: Marlin's choice)");
+  app->add_option("--m-blocks", o->m_blocks, "16-row blocks per tile, 1..4 (default: Marlin's choice)");
+  app->add_option("--sms", o->sms, "Grid size the kernel ran with (Marlin: the SM count); sets the fp16 partial "
+                                   "sums the marlin contract allows for")
+      ->capture_default_str();
+  app->add_option("--contract", o->contract, "Numerics contract, marlin or fp32 (default: the fixture's)");
+  app->add_option("--report", o->report, "Write the error map (HDF5, docs/errormap-schema.md) here");
+  return {app, [o] { return run(*o); }};
+}
+
+}  // namespace tc::cli
