@@ -1,5 +1,7 @@
 #include "tilecheck/contract.h"
 
+#include <vector>
+
 #include "tilecheck/error.h"
 
 namespace tc {
@@ -19,10 +21,18 @@ half_bits dequantized_weight(int q, half_bits scale, int group) {
 }
 
 HalfMatrix dequantize(const QuantizedWeights& w) {
+  // One table of the 16 possible weights per scale: K * N lookups instead of K * N roundings,
+  // walked row by row (the matrices are row-major).
   HalfMatrix out(w.K(), w.N());
-  for (int k = 0; k < w.K(); ++k)
-    for (int n = 0; n < w.N(); ++n)
-      out(k, n) = dequantized_weight(w.codes(k, n), scale_of(w, k, n), w.group);
+  const int rows = is_per_column(w.group) ? w.K() : w.group, N = w.N();
+  for (int g = 0; g < w.scales.rows(); ++g) {
+    std::vector<half_bits> table(static_cast<size_t>(N) * 16);
+    for (int n = 0; n < N; ++n)
+      for (int q = 0; q < 16; ++q) table[n * 16 + q] = dequantized_weight(q, w.scales(g, n), w.group);
+#pragma omp parallel for schedule(static)
+    for (int k = g * rows; k < (g + 1) * rows; ++k)
+      for (int n = 0; n < N; ++n) out(k, n) = table[n * 16 + (w.codes(k, n) & 0xF)];
+  }
   return out;
 }
 

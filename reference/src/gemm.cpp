@@ -4,6 +4,7 @@
 // to odd so that the contract's later roundings (to fp32, to fp16) are correct.
 #include "tilecheck/gemm.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
@@ -108,16 +109,24 @@ ReferenceOutput exact_gemm(const HalfMatrix& A, const HalfMatrix& W_hat, const Q
   return out;
 }
 
+// The Eigen path works in panels of columns, so the float64 weights of a large layer (K * N * 8
+// bytes) never exist at once and each panel is reused from cache for y* and for S.
 ReferenceOutput eigen_gemm(const HalfMatrix& A, const HalfMatrix& W_hat, const QuantizedWeights& w,
                            Contract contract) {
+  constexpr Eigen::Index kPanel = 1024;
   const F64Matrix a = to_double(A);
-  const F64Matrix wd = to_double(W_hat);
-  ReferenceOutput out;
-  out.y_exact.noalias() = a * wd;
-  out.S.noalias() = a.cwiseAbs() * wd.cwiseAbs();
-  out.expected.resize(out.y_exact.rows(), out.y_exact.cols());
-  for (Eigen::Index i = 0; i < out.y_exact.rows(); ++i) {
-    for (Eigen::Index j = 0; j < out.y_exact.cols(); ++j) {
+  const F64Matrix a_abs = a.cwiseAbs();
+  const Eigen::Index M = A.rows(), N = W_hat.cols();
+  ReferenceOutput out{F64Matrix(M, N), F64Matrix(M, N), HalfMatrix(M, N)};
+  for (Eigen::Index n0 = 0; n0 < N; n0 += kPanel) {
+    const Eigen::Index nb = std::min(kPanel, N - n0);
+    F64Matrix panel = to_double(W_hat.middleCols(n0, nb));
+    out.y_exact.middleCols(n0, nb).noalias() = a * panel;
+    panel = panel.cwiseAbs();
+    out.S.middleCols(n0, nb).noalias() = a_abs * panel;
+  }
+  for (Eigen::Index i = 0; i < M; ++i) {
+    for (Eigen::Index j = 0; j < N; ++j) {
       const half_bits s = w.scales(0, j);
       const double y = out.y_exact(i, j);
       out.expected(i, j) = epilogue(y, y * half_to_double(s), s, w.group, contract);

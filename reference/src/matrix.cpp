@@ -1,9 +1,20 @@
 #include "tilecheck/matrix.h"
 
+#include <vector>
+
 namespace tc {
 
 F64Matrix to_double(const HalfMatrix& h) {
-  return h.unaryExpr([](half_bits b) { return half_to_double(b); });
+  static const std::vector<double> table = [] {  // every binary16 value, decoded once
+    std::vector<double> t(65536);
+    for (int i = 0; i < 65536; ++i) t[i] = half_to_double(static_cast<half_bits>(i));
+    return t;
+  }();
+  F64Matrix out(h.rows(), h.cols());
+  const Eigen::Index n = h.size();
+#pragma omp parallel for schedule(static)
+  for (Eigen::Index i = 0; i < n; ++i) out.data()[i] = table[h.data()[i]];
+  return out;
 }
 
 HalfMatrix to_half(const F64Matrix& x) {
