@@ -35,6 +35,7 @@ TEST(JudgeElement, PassMarksHowCloseItCame) {
   EXPECT_EQ(two.mark, Mark::within_bound);
   EXPECT_EQ(two.ulp, 2);
   EXPECT_EQ(two.allowance, 2);
+  EXPECT_EQ(judge_element(kOneDown, kOne, adm).allowance, 1);
   const ElementJudgement out = judge_element(0x3C03, kOne, adm);
   EXPECT_EQ(out.verdict, Verdict::fail_bound);
   EXPECT_EQ(out.mark, Mark::fail);
@@ -110,11 +111,21 @@ TEST(SignedUlp, CountsAcrossZeroAndSigns) {
   EXPECT_EQ(signed_ulp(0x7E00, 0x7C01), 0);
 }
 
-TEST(Allowance, IsTheFartherEndInUlps) {
-  EXPECT_EQ(allowance_ulps(kOne, around(kOne, 3, 1)), 3);
-  EXPECT_EQ(allowance_ulps(kOne, around(kOne, 0, 5)), 5);
-  EXPECT_EQ(allowance_ulps(kOne, around(kOne, 0, 0)), 0);
-  EXPECT_EQ(allowance_ulps(kHalfCanonicalNan, Admissible{0, 0, true, false}), 0);
+TEST(Allowance, IsTheReachOnTheSideOfTheError) {
+  const Admissible adm = around(kOne, 3, 1);
+  EXPECT_EQ(allowance_ulps(kOneUp2, kOne, adm), 1) << "above: key_hi - key(expected)";
+  EXPECT_EQ(allowance_ulps(kOneDown, kOne, adm), 3) << "below: key(expected) - key_lo";
+  EXPECT_EQ(allowance_ulps(kOne, kOne, adm), 3) << "on it: the farther side";
+  EXPECT_EQ(allowance_ulps(kHalfCanonicalNan, kOne, adm), 3);
+  EXPECT_EQ(allowance_ulps(kHalfPosInf, kOne, adm), 1);
+  EXPECT_EQ(allowance_ulps(kOne, kOne, around(kOne, 0, 0)), 0);
+  EXPECT_EQ(allowance_ulps(0x7E00, kHalfCanonicalNan, Admissible{0, 0, true, false}), 0);
+  // Utilisation above 1 exactly when a comparable element is outside its bound.
+  for (int d = -6; d <= 6; ++d) {
+    const half_bits got = half_from_key(half_key(kOne) + d);
+    const ElementJudgement j = judge_element(got, kOne, adm);
+    EXPECT_EQ(utilization(j.ulp, j.allowance) > 1, j.verdict != Verdict::pass) << d;
+  }
   EXPECT_EQ(utilization(3, 2), 1.5);
   EXPECT_EQ(utilization(-1, 0), 1.0) << "an allowance of 0 counts as 1";
   EXPECT_TRUE(std::isinf(utilization(kNotComparable, 4)));

@@ -42,14 +42,17 @@ inline std::int32_t signed_ulp(half_bits got, half_bits expected) {
   return half_key(got) - half_key(expected);
 }
 
-// How far from `expected`, in ULPs, the admissible range reaches (the larger side); 0 for an
-// expected NaN, kUnbounded when everything is admissible.
-inline std::int32_t allowance_ulps(half_bits expected, const Admissible& adm) {
+// How far from `expected`, in ULPs, the admissible range reaches on the side where got lies (the
+// farther side when got equals expected or is NaN), so |ulp| <= allowance exactly when a comparable
+// got is admissible. 0 for an expected NaN, kUnbounded when everything is admissible.
+inline std::int32_t allowance_ulps(half_bits got, half_bits expected, const Admissible& adm) {
   if (adm.unbounded) return kUnbounded;
   if (adm.nan_expected || is_nan(expected)) return 0;
   const std::int32_t k = half_key(expected);
-  const std::int32_t a = adm.key_hi - k > k - adm.key_lo ? adm.key_hi - k : k - adm.key_lo;
-  return a > 0 ? a : 0;
+  const std::int32_t up = adm.key_hi - k > 0 ? adm.key_hi - k : 0;
+  const std::int32_t down = k - adm.key_lo > 0 ? k - adm.key_lo : 0;
+  const std::int32_t g = is_nan(got) ? k : half_key(got);
+  return g > k ? up : g < k ? down : (up > down ? up : down);
 }
 
 // T0's rule: bitwise equal, except that +0 equals -0 and an expected NaN accepts any NaN.
@@ -62,13 +65,13 @@ struct ElementJudgement {
   Verdict verdict = Verdict::pass;
   Mark mark = Mark::exact;
   std::int32_t ulp = 0;        // signed_ulp(got, expected)
-  std::int32_t allowance = 0;  // allowance_ulps(expected, adm)
+  std::int32_t allowance = 0;  // allowance_ulps(got, expected, adm)
 };
 
 inline ElementJudgement judge_element(half_bits got, half_bits expected, const Admissible& adm) {
   ElementJudgement j;
   j.ulp = signed_ulp(got, expected);
-  j.allowance = allowance_ulps(expected, adm);
+  j.allowance = allowance_ulps(got, expected, adm);
   if (got == kPoison) {
     j.verdict = Verdict::unwritten;
     j.mark = Mark::unwritten;
@@ -87,8 +90,9 @@ inline ElementJudgement judge_element(half_bits got, half_bits expected, const A
   return j;
 }
 
-// |ulp| / max(1, allowance): above 1 outside the bound. Infinite when not comparable; 0 when
-// unbounded.
+// |ulp| / max(1, allowance): at most 1 inside the bound, above 1 outside it, except that an allowance
+// of 0 counts as 1 (an element allowed no deviation reads 1 when one ULP off). Infinite when not
+// comparable; 0 when unbounded.
 inline double utilization(std::int32_t ulp, std::int32_t allowance) {
   if (ulp == kNotComparable) return std::numeric_limits<double>::infinity();
   if (allowance == kUnbounded) return 0.0;
