@@ -1,14 +1,18 @@
 // `tilecheck compare`: judges the output of any kernel, written to HDF5 (dataset `C`, float16,
 // (M, N); format: docs/compare.md), against a golden fixture under a schedule, and prints the
-// report. Exit code 0: every tier passed; 1: mismatch; 2: bad input (main.cpp prints the reason).
-//   tilecheck compare --fixture F --output O.h5 [--tile NxK] [--m-blocks B] [--sms S]
-//                     [--contract marlin|fp32] [--report R.h5]
+// report. Given several outputs (repeated launches), it judges the first and checks that all are
+// bitwise equal (T3). Exit code 0: every tier passed; 1: mismatch; 2: bad input (main.cpp prints
+// the reason).
+//   tilecheck compare --fixture F --output O.h5 [--output O2.h5 ...] [--tile NxK] [--m-blocks B]
+//                     [--sms S] [--contract marlin|fp32] [--report R.h5]
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <vector>
 
 #include "commands.h"
 #include "tilecheck/compare.h"
+#include "tilecheck/determinism.h"
 #include "tilecheck/error.h"
 #include "tilecheck/errormap.h"
 #include "tilecheck/fixture.h"
@@ -21,7 +25,7 @@ namespace {
 
 struct Options {
   std::string fixture;
-  std::string output;
+  std::vector<std::string> outputs;
   std::string tile;  // "NxK", e.g. "256x64"; empty: the kernel's default choice
   int m_blocks = 0;  // 0: the kernel's default choice
   int sms = 1;
@@ -60,11 +64,12 @@ TileConfig config_for(const Shape& shape, const Options& o) {
 int run(const Options& o) {
   const Fixture f = load(o.fixture);
   const Shape& shape = f.spec.shape;
-  HalfMatrix got;
-  {
-    const h5::File out = h5::File::open(o.output);
-    got = h5::read_half_matrix(out, "C", shape.M, shape.N);
+  std::vector<HalfMatrix> outputs;
+  for (const std::string& path : o.outputs) {
+    const h5::File out = h5::File::open(path);
+    outputs.push_back(h5::read_half_matrix(out, "C", shape.M, shape.N));
   }
+  const HalfMatrix& got = outputs.front();
   require(o.sms >= 1, "--sms ", o.sms, " must be at least 1");
   Schedule schedule = make_schedule(shape, config_for(shape, o), o.sms);
   const Contract contract = o.contract.empty() ? f.spec.contract : parse_contract(o.contract);
@@ -79,7 +84,11 @@ int run(const Options& o) {
     report_options.error_map = o.report;
   }
   std::fputs(report(e, c, report_options).c_str(), stdout);
-  return c.passed() ? 0 : 1;
+  if (outputs.size() < 2) return c.passed() ? 0 : 1;
+  const Determinism d = check_determinism(e.schedule, outputs);
+  std::printf("T3 determinism over %zu outputs (repeat r is the r-th --output):\n", outputs.size());
+  std::fputs(determinism_report(e.schedule, d).c_str(), stdout);
+  return c.passed() && d.passed() ? 0 : 1;
 }
 
 }  // namespace
@@ -90,7 +99,11 @@ Command add_compare(CLI::App& parent) {
                  "golden fixture and print the report. Exit 0 pass, 1 mismatch, 2 bad input");
   auto o = std::make_shared<Options>();
   app->add_option("--fixture", o->fixture, "Golden fixture file (schema v1), or a catalogue case id")->required();
-  app->add_option("--output", o->output, "The kernel's output: HDF5 file with dataset C, float16, (M, N)")->required();
+  app->add_option("--output", o->outputs,
+                  "The kernel's output: HDF5 file with dataset C, float16, (M, N). Repeat it for the outputs of "
+                  "repeated launches: the first is judged, all must be bitwise equal (T3)")
+      ->required()
+      ->take_all();
   app->add_option("--tile", o->tile, "Tile N x K of the kernel's schedule, e.g. 256x64 (default: Marlin's choice)");
   app->add_option("--m-blocks", o->m_blocks, "16-row blocks per tile, 1..4 (default: Marlin's choice)");
   app->add_option("--sms", o->sms, "Grid size the kernel ran with (Marlin: the SM count); sets the fp16 partial "

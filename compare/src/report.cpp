@@ -47,9 +47,11 @@ std::string element(const Expectation& e, const Comparison& c, int i, int j) {
   const Slice& writer = slices.back();
   const TileInfo& t = e.grid.at(i, j);
   std::string s = format("(%d, %d): %s\n", i, j, std::string(name(Verdict(c.verdict(i, j)))).c_str());
-  s += format("  output tile (%d, %d) [rows %d-%d, cols %d-%d], thread block %d writes it: slice %d / slice_count %d, %s\n",
+  const std::string launch =
+      e.schedule.launches.size() > 1 ? format(" of launch %d/%zu", p.launch, e.schedule.launches.size()) : "";
+  s += format("  output tile (%d, %d) [rows %d-%d, cols %d-%d], thread block %d%s writes it: slice %d / slice_count %d, %s\n",
               p.tile_row, p.tile_col, t.row0, t.row0 + t.rows - 1, t.col0, t.col0 + t.cols - 1, writer.block,
-              writer.slice_index, writer.slice_count, writer.last() ? "last block" : "not last");
+              launch.c_str(), writer.slice_index, writer.slice_count, writer.last() ? "last block" : "not last");
   std::string order;
   for (const Slice& sl : slices)
     order += format("%sb%d k-tiles [%d,%d)", order.empty() ? "" : " -> ", sl.block, sl.k_tile_begin, sl.k_tile_end);

@@ -104,6 +104,24 @@ TEST_F(CliCompare, MismatchExitsOneWithTheReportAndTheErrorMap) {
   EXPECT_EQ(h5::read_string_attribute(map, "case_id"), "normal_cli");
 }
 
+TEST_F(CliCompare, RepeatedOutputsMustBeBitwiseEqual) {
+  HalfMatrix C = fixture_->ref.expected;
+  write_output("r0.h5", C);
+  write_output("r1.h5", C);
+  C(9, 200) ^= 1;  // still within the bound: only T3 can see it
+  write_output("r2.h5", C);
+  const CliRun same = compare("r0.h5", "--output " + path("r1.h5"));
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("Deterministic: 0 / 4096"), std::string::npos) << same.out;
+  const CliRun differ = compare("r0.h5", "--output " + path("r1.h5") + " --output " + path("r2.h5"));
+  EXPECT_EQ(differ.code, 1) << differ.out << differ.err;
+  EXPECT_EQ(differ.out.rfind("Mismatched 0 / 4096", 0), 0u) << differ.out;
+  EXPECT_NE(differ.out.find("Nondeterministic: 1 / 4096 elements (0.024%) differ across 3 repeats"), std::string::npos)
+      << differ.out;
+  EXPECT_NE(differ.out.find("first difference (9, 200)"), std::string::npos);
+  EXPECT_NE(differ.out.find("[race]"), std::string::npos);
+}
+
 TEST_F(CliCompare, AnotherContractRecomputesTheReference) {
   const ReferenceOutput marlin = reference_gemm(fixture_->A, fixture_->weights, Contract::marlin, GemmPath::exact);
   ASSERT_NE(marlin.expected, fixture_->ref.expected) << "per-column scales: the contracts round differently";
