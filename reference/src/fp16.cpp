@@ -10,7 +10,8 @@ namespace tc {
 
 half_bits round_to_half(double x) {
   const half_bits sign = std::signbit(x) ? 0x8000 : 0;
-  if (std::isnan(x)) return static_cast<half_bits>(sign | kHalfCanonicalNan);
+  if (std::isnan(x)) return kHalfCanonicalNan;  // one NaN, whatever the sign: results do not
+                                               // depend on how a CPU signs Inf * 0
   const double a = std::fabs(x);
   if (a >= kHalfOverflow) return static_cast<half_bits>(sign | 0x7C00);
   if (a == 0.0) return sign;

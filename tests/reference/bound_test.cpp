@@ -61,6 +61,7 @@ struct EmulationCase {
   int sms;
   Contract contract;
 };
+void PrintTo(const EmulationCase& c, std::ostream* out) { *out << Name(c.config) << " M=" << c.shape.M << " K=" << c.shape.K << " " << name(c.contract) << " sms=" << c.sms; }
 
 class BoundHolds : public ::testing::TestWithParam<EmulationCase> {};
 

@@ -12,6 +12,7 @@ namespace tc {
 namespace {
 
 struct GemmCase { int M, N, K, group; };
+void PrintTo(const GemmCase& c, std::ostream* out) { *out << "m" << c.M << "n" << c.N << "k" << c.K << "g" << c.group; }
 
 class ExactVsEigen : public ::testing::TestWithParam<GemmCase> {};
 

@@ -26,6 +26,7 @@ HalfMatrix random_scales(int G, int N, std::uint64_t seed) {
 }
 
 struct PackCase { int K, N; };
+void PrintTo(const PackCase& c, std::ostream* out) { *out << "K" << c.K << "N" << c.N; }
 
 class PackRoundTrip : public ::testing::TestWithParam<PackCase> {};
 

@@ -1,6 +1,7 @@
 // IEEE binary16 numerics on raw bits (uint16_t), host only: no CUDA or compiler half type needed.
 // Rounding is correct (round to nearest, ties to even), subnormals included; |x| >= 65520 rounds to
-// +-Inf. The ordered key maps bits to integers so that ULP distance is a subtraction.
+// +-Inf; every NaN rounds to the canonical 0x7E00. The ordered key maps bits to integers so that ULP
+// distance is a subtraction.
 #pragma once
 #include <cstdint>
 
