@@ -11,6 +11,7 @@
 // Run: build/<preset>/compare/compare_speed_bench [--benchmark_repetitions=5]
 // Setup (inputs and the float64 Eigen reference GEMM) takes tens of seconds and is not timed.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
@@ -106,7 +107,8 @@ void BoundsJudgeReport(benchmark::State& state) {
 void ErrorMap(benchmark::State& state) {
   const Data& d = data();
   const Comparison c = compare(d.e, output(d, int(state.range(0))));
-  const std::string path = (std::filesystem::temp_directory_path() / "tc_compare_speed.errmap.h5").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("tc_compare_speed_" + std::to_string(getpid()) + ".errmap.h5")).string();
   for (auto _ : state) write_error_map(path, d.e, c);
   state.counters["MB"] = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
   std::filesystem::remove(path);

@@ -2,6 +2,7 @@
 // the project's .venv has h5py, an output written exactly as docs/compare.md shows). Exit codes:
 // 0 pass, 1 mismatch, 2 bad input with a one-line reason.
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -45,7 +46,8 @@ CliRun tilecheck(const std::string& args, const fs::path& dir) {
 class CliCompare : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / "tc_cli_compare_test");
+    // One directory per process: ctest runs each test of this suite as its own process, in parallel.
+    dir_ = new fs::path(fs::temp_directory_path() / ("tc_cli_compare_test_" + std::to_string(getpid())));
     fs::remove_all(*dir_);
     fs::create_directories(*dir_);
     fixture_ = new Fixture(make_fixture(CaseSpec{"normal_cli", Shape{16, 256, 256, -1}, Contract::fp32,

@@ -3,6 +3,8 @@
 // output passes every tier, for every distribution the catalogue has.
 #include "tilecheck/errormap.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -26,8 +28,9 @@ using testing::synthetic_expectation;
 
 class TempDir {
  public:
-  TempDir() : path_(fs::temp_directory_path() / ("tc_errmap_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "_" +
-                                                  ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
+  TempDir()
+      : path_(fs::temp_directory_path() / ("tc_errmap_" + std::to_string(getpid()) + "_" +
+                                           ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
     fs::remove_all(path_);
     fs::create_directories(path_);
   }

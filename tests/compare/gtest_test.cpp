@@ -1,6 +1,8 @@
 // The predicate-formatters: pass quietly, fail with the report, write the error map on failure.
 #include "tilecheck/compare_gtest.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <filesystem>
 
@@ -21,7 +23,8 @@ using testing::synthetic_expectation;
 class PredicateFormatter : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() / ("tc_gtest_" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    dir_ = fs::temp_directory_path() / ("tc_gtest_" + std::to_string(getpid()) + "_" +
+                                        ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     setenv("TC_ERRMAP_DIR", dir_.c_str(), 1);
   }
