@@ -2,7 +2,7 @@
 // touching the GPU — so these run anywhere, with fake device pointers.
 #include <gtest/gtest.h>
 
-#include "gpu_harness.h"
+#include "gpu_test.h"
 #include "tilecheck/error.h"
 
 namespace tc {

@@ -4,7 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "gpu_harness.h"
+#include "gpu_test.h"
+#include "tilecheck/marlin_format.h"
 #include "tilecheck/rng.h"
 
 namespace tc {
@@ -13,7 +14,7 @@ namespace {
 TEST(KernelSchedule, EveryBlockProcessesTheSlicesTheModelPredicts) {
   TC_REQUIRE_GPU();
   const KernelPlugin& kernel = testing::kernel_under_test();
-  const int multiprocessors = testing::device_multiprocessors();
+  const int multiprocessors = device_multiprocessors();
   const CounterRng rng(2026, "schedule-trace");
   const tc_plugin_info_t& info = kernel.info();
   int combinations = 0, multi_slice_columns = 0, continuing_last_blocks = 0;
@@ -29,32 +30,40 @@ TEST(KernelSchedule, EveryBlockProcessesTheSlicesTheModelPredicts) {
     const Shape shape{M, N, K, group};
     const Schedule s = make_schedule(shape, config, sms, max_par);
 
-    testing::Problem p;
-    p.A = HalfMatrix::Zero(M, K);
-    p.w.group = group;
-    p.w.codes = CodeMatrix::Constant(K, N, 8);
-    p.w.scales = HalfMatrix::Constant(scale_rows(K, group), N, round_to_half(1.0));
-    p.contract = i % 2 ? Contract::marlin : Contract::fp32;
-    p.config = config;
-    p.sms = sms;
-    p.max_par = max_par;
+    const HalfMatrix A = HalfMatrix::Zero(M, K);
+    const CodeMatrix codes = CodeMatrix::Constant(K, N, 8);
+    const HalfMatrix scales = HalfMatrix::Constant(scale_rows(K, group), N, round_to_half(1.0));
+    DeviceCase device(A, pack_weights(codes), permute_scales(scales, group), group,
+                      i % 2 ? Contract::marlin : Contract::fp32);
+    Workspace workspace;
+    Launch launch;
+    launch.config = config;
+    launch.sms = sms;
+    launch.max_par = max_par;
     int capacity = 1;
     for (const LaunchSchedule& l : s.launches)
       for (int b = 0; b < sms; ++b)
         capacity = std::max<int>(capacity, std::count_if(l.slices.begin(), l.slices.end(),
                                                          [b](const Slice& x) { return x.block == b; }));
-    testing::DeviceProblem device(p);
-    const testing::KernelRun run = device.run_traced(kernel, p, capacity, static_cast<int>(s.launches.size()));
-    ASSERT_TRUE(run.status.ok()) << status_name(run.status.status) << ": " << run.status.message;
+    size_t need = 0;
+    ASSERT_TRUE(kernel.workspace_size(device.problem(launch, workspace), need).ok());
+    workspace.reserve(need);
+    const std::size_t words = s.launches.size() * sms * (1 + 5 * capacity);
+    DeviceBuffer trace_buffer(words * sizeof(int));
+    trace_buffer.zero();
+    const RunResult run = kernel.run_traced(device.problem(launch, workspace), static_cast<int*>(trace_buffer.get()), capacity);
+    ASSERT_TRUE(run.ok()) << status_name(run.status) << ": " << run.message;
+    std::vector<int> trace(words);
+    trace_buffer.download(trace.data(), words * sizeof(int));
     const std::string where = Name(config) + " M=" + std::to_string(M) + " N=" + std::to_string(N) +
                               " K=" + std::to_string(K) + " sms=" + std::to_string(sms) +
                               " max_par=" + std::to_string(max_par);
     for (size_t l = 0; l < s.launches.size(); ++l) {
-      const LaunchSchedule& launch = s.launches[l];
+      const LaunchSchedule& modelled = s.launches[l];
       for (int b = 0; b < sms; ++b) {
-        const int* record = device.trace.data() + (l * sms + b) * (1 + 5 * capacity);
+        const int* record = trace.data() + (l * sms + b) * (1 + 5 * capacity);
         std::vector<Slice> expected;
-        for (const Slice& x : launch.slices)
+        for (const Slice& x : modelled.slices)
           if (x.block == b) expected.push_back(x);
         ASSERT_EQ(record[0], static_cast<int>(expected.size())) << where << " launch " << l << " block " << b;
         for (size_t n = 0; n < expected.size(); ++n) {

@@ -1,12 +1,17 @@
 // Smoke matrix: every configuration x both contracts, for a few M (partial tiles, batched par > 1
 // and its tail) and grid sizes (one block, a few, all), against the CPU reference under the
 // contract's per-element bound. The scale-fetch order is the library's (TC_KERNEL picks a variant).
+#include <algorithm>
 #include <sstream>
+
+#include <cuda_runtime.h>
 
 #include <gtest/gtest.h>
 
-#include "gpu_harness.h"
+#include "gpu_test.h"
+#include "tilecheck/marlin_format.h"
 #include "tilecheck/compare_gtest.h"
+#include "tilecheck/poison.h"
 #include "tilecheck/gemm.h"
 #include "tilecheck/rng.h"
 
@@ -27,8 +32,13 @@ std::vector<SmokeParam> smoke_params() {
   return out;
 }
 
-testing::Problem normal_problem(int M, int N, int K, int group, std::uint64_t seed) {
-  testing::Problem p;
+struct Problem {
+  HalfMatrix A;
+  QuantizedWeights w;
+};
+
+Problem normal_problem(int M, int N, int K, int group, std::uint64_t seed) {
+  Problem p;
   const CounterRng ra(seed, "A"), rw(seed, "W");
   p.A.resize(M, K);
   for (Eigen::Index i = 0; i < p.A.size(); ++i) p.A.data()[i] = round_to_half(std::ldexp(double(ra.normal_units(i)), -32));
@@ -45,19 +55,20 @@ TEST_P(KernelSmoke, MatchesTheReferenceWithinTheBound) {
   const auto& [config, contract] = GetParam();
   const KernelPlugin& kernel = testing::kernel_under_test();
   const int N = 512, K = 1024, group = config.group_blocks < 0 ? -1 : 16 * config.group_blocks;
-  const int all = testing::device_multiprocessors();
+  const int all = device_multiprocessors();
   int cells = 0;
+  Workspace workspace;  // reused by every launch: the kernel leaves it zeroed
   for (int M : {1, 7, 16, 17, 64, 65, 152}) {
-    testing::Problem p = normal_problem(M, N, K, group, 100 + M);
-    p.contract = contract;
-    p.config = config;
+    const Problem p = normal_problem(M, N, K, group, 100 + M);
     const ReferenceOutput ref = reference_gemm(p.A, p.w, contract, GemmPath::eigen);
-    testing::DeviceProblem device(p);
+    DeviceCase device(p.A, pack_weights(p.w.codes), permute_scales(p.w.scales, group), group, contract);
     for (int sms : {1, 3, all}) {
-      p.sms = sms;
       const std::string cell = Name(config) + "_" + std::string(name(contract)) + " M=" + std::to_string(M) +
                                " sms=" + std::to_string(sms);
-      const testing::KernelRun run = device.run(kernel, p);
+      Launch launch;
+      launch.config = config;
+      launch.sms = sms;
+      const KernelRun run = device.run(kernel, launch, workspace);
       ASSERT_TRUE(run.status.ok()) << cell << ": " << status_name(run.status.status) << ": " << run.status.message;
       const Expectation e = make_expectation(p.A, p.w, contract, ref, make_schedule({M, N, K, group}, config, sms),
                                              {"normal_m" + std::to_string(M) + "n512k1024", "normal", 100u + M, "smoke"});
@@ -77,21 +88,27 @@ INSTANTIATE_TEST_SUITE_P(AllConfigs, KernelSmoke, ::testing::ValuesIn(smoke_para
 TEST(KernelApi, RejectsADirtyWorkspaceWithoutLaunching) {
   TC_REQUIRE_GPU();
   const KernelPlugin& kernel = testing::kernel_under_test();
-  testing::Problem p = normal_problem(16, 256, 256, 128, 7);
-  p.config = {1, 16, 4, 8};
-  p.sms = 4;
-  testing::DeviceProblem device(p);
-  ASSERT_TRUE(device.run(kernel, p).status.ok());
-  tc_problem q = device.abi_problem(p);
-  testing::DeviceBuffer dirty(1 << 20);
+  const Problem p = normal_problem(16, 256, 256, 128, 7);
+  DeviceCase device(p.A, pack_weights(p.w.codes), permute_scales(p.w.scales, 128), 128, Contract::fp32);
+  Workspace workspace;
+  Launch launch;
+  launch.config = {1, 16, 4, 8};
+  launch.sms = 4;
+  ASSERT_TRUE(device.run(kernel, launch, workspace).status.ok());
+  tc_problem q = device.problem(launch, workspace);
+  DeviceBuffer dirty(1 << 20);
   dirty.zero();
   const int one = 1;
   dirty.upload(&one, sizeof one, 4 * sizeof(int));
   q.workspace = dirty.get();
   q.workspace_bytes = dirty.bytes();
+  device.poison();
   const RunResult r = kernel.run(q);
   EXPECT_EQ(r.status, TC_ERR_WORKSPACE) << r.message;
   EXPECT_NE(r.message.find("lock 4 is 1"), std::string::npos) << r.message;
+  std::vector<half_bits> c(16 * 256);  // nothing ran: C keeps its poison
+  ASSERT_EQ(cudaMemcpy(c.data(), device.output(), c.size() * 2, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_TRUE(std::all_of(c.begin(), c.end(), [](half_bits b) { return b == kPoison; }));
 }
 
 }  // namespace

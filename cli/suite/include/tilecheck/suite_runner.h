@@ -1,0 +1,57 @@
+// Runs suite cells: loads each case's golden fixture once (verified against the manifest), keeps
+// its device copies while consecutive cells use it, runs the kernel plugin and judges the output
+// with the comparator. `tilecheck run` and the GPU ctest matrix share it.
+#pragma once
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "tilecheck/compare.h"
+#include "tilecheck/device_case.h"
+#include "tilecheck/expectation.h"
+#include "tilecheck/fixture.h"
+#include "tilecheck/golden.h"
+#include "tilecheck/suite_cells.h"
+
+namespace tc {
+
+enum class CellStatus { pass, fail, fault, error };
+const char* name(CellStatus s);
+
+struct CellOutcome {
+  Cell cell;
+  std::string family;            // case_family() of the cell's case
+  CellStatus status = CellStatus::error;
+  std::int32_t worst_ulp = 0;    // largest |ulp| over comparable elements
+  double worst_utilization = 0;  // largest share of its bound any element used
+  std::string message;           // header line, or the fault / error text
+  std::string error_map;         // written for failing cells when an error-map directory is set
+  double seconds = 0;
+};
+
+class SuiteRunner {
+ public:
+  // `kernel` may be null for judging recordings only.
+  SuiteRunner(const KernelPlugin* kernel, GoldenPaths paths);
+
+  const Fixture& fixture(const std::string& case_id);  // loaded and verified once
+  Expectation expectation(const Cell& cell);           // the case under the cell's schedule
+  KernelRun execute(const Cell& cell);                 // the kernel's output for the cell
+
+  // Execute (or take a recorded output), compare, summarise; writes the error map of a failing
+  // cell into `error_map_dir` when it is not empty.
+  CellOutcome run(const Cell& cell, const std::string& error_map_dir = {});
+  CellOutcome judge(const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
+                    const std::string& error_map_dir = {});
+  Workspace& workspace() { return workspace_; }
+
+ private:
+  const KernelPlugin* kernel_;
+  GoldenPaths paths_;
+  std::string fixture_id_;
+  std::optional<Fixture> fixture_;
+  std::unique_ptr<DeviceCase> device_;
+  Workspace workspace_;
+};
+
+}  // namespace tc

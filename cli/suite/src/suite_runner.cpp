@@ -1,0 +1,97 @@
+#include "tilecheck/suite_runner.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include "tilecheck/error.h"
+#include "tilecheck/errormap.h"
+#include "tilecheck/report.h"
+
+namespace tc {
+
+const char* name(CellStatus s) {
+  switch (s) {
+    case CellStatus::pass: return "pass";
+    case CellStatus::fail: return "FAIL";
+    case CellStatus::fault: return "FAULT";
+    case CellStatus::error: return "ERROR";
+  }
+  return "?";
+}
+
+SuiteRunner::SuiteRunner(const KernelPlugin* kernel, GoldenPaths paths) : kernel_(kernel), paths_(std::move(paths)) {}
+
+const Fixture& SuiteRunner::fixture(const std::string& case_id) {
+  if (!fixture_ || fixture_id_ != case_id) {
+    device_.reset();
+    fixture_.reset();
+    fixture_ = load_case(paths_, case_id);
+    fixture_id_ = case_id;
+  }
+  return *fixture_;
+}
+
+Expectation SuiteRunner::expectation(const Cell& cell) {
+  const Fixture& f = fixture(cell.case_id);
+  require(f.spec.contract == cell.contract, "cell ", cell.name(), " asks for contract ", name(cell.contract),
+          " but case ", cell.case_id, " was generated for ", name(f.spec.contract));
+  return make_expectation(f, make_schedule(f.spec.shape, cell.config, cell.sms), cell.case_id);
+}
+
+KernelRun SuiteRunner::execute(const Cell& cell) {
+  require(kernel_ != nullptr, "no kernel library to run cell ", cell.name());
+  const Fixture& f = fixture(cell.case_id);
+  if (!device_)
+    device_ = std::make_unique<DeviceCase>(f.A, f.B_marlin, f.scales_marlin, f.spec.shape.group, f.spec.contract);
+  Launch l;
+  l.config = cell.config;
+  l.sms = cell.sms;
+  return device_->run(*kernel_, l, workspace_);
+}
+
+CellOutcome SuiteRunner::judge(const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
+                               const std::string& error_map_dir) {
+  CellOutcome out;
+  out.cell = cell;
+  out.family = case_family(fixture(cell.case_id).spec);
+  const Expectation e = expectation(cell);
+  const Comparison c = compare(e, C, guard);
+  for (const TileSummary& t : c.tiles) {
+    out.worst_ulp = std::max(out.worst_ulp, t.max_abs_ulp);
+    out.worst_utilization = std::max(out.worst_utilization, t.max_utilization);
+  }
+  out.status = c.passed() ? CellStatus::pass : CellStatus::fail;
+  out.message = header_line(c.counts);
+  if (!c.passed() && !error_map_dir.empty()) {
+    std::filesystem::create_directories(error_map_dir);
+    out.error_map = error_map_dir + "/" + cell.name() + ".errmap.h5";
+    write_error_map(out.error_map, e, c);
+  }
+  return out;
+}
+
+CellOutcome SuiteRunner::run(const Cell& cell, const std::string& error_map_dir) {
+  const auto start = std::chrono::steady_clock::now();
+  CellOutcome out;
+  out.cell = cell;
+  try {
+    const KernelRun r = execute(cell);
+    if (r.fault) {
+      out.status = CellStatus::fault;
+      out.message = r.status.message;
+    } else if (!r.status.ok()) {
+      out.status = CellStatus::error;
+      out.message = cat(status_name(r.status.status), ": ", r.status.message);
+    } else {
+      out = judge(cell, r.C, r.guard, error_map_dir);
+    }
+  } catch (const Error& e) {
+    out.status = CellStatus::error;
+    out.message = e.what();
+  }
+  if (out.family.empty() && fixture_ && fixture_id_ == cell.case_id) out.family = case_family(fixture_->spec);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace tc
