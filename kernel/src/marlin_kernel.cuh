@@ -75,9 +75,12 @@ struct KernelArgs {
   int contract;  // 0 marlin, 1 fp32 (tc_contract)
 };
 
-#ifdef TC_SPIN_LIMIT
-constexpr long long kSpinLimit = TC_SPIN_LIMIT;
+// A block that polls a lock this often without progress traps with a message naming the lock:
+// a lost lock ends the launch (about 7 s of 100 ns sleeps) instead of hanging the process.
+#ifndef TC_SPIN_LIMIT
+#define TC_SPIN_LIMIT (1ll << 26)
 #endif
+constexpr long long kSpinLimit = TC_SPIN_LIMIT;
 
 // ---------------------------------------------------------------------------------------------
 // 3. The kernel.
@@ -297,7 +300,6 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       const bool fp32_partials = args.contract == 1;
       if (slice_idx > 0) {
         if (!mutant(kMutNoLock) && tid == 0) {
-#ifdef TC_SPIN_LIMIT
           long long polls = 0;
           while (load_acquire(lock) != slice_idx) {
             if (++polls > kSpinLimit) {
@@ -308,10 +310,6 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
             }
             __nanosleep(100);
           }
-#else
-          while (load_acquire(lock) != slice_idx) {
-          }
-#endif
         }
         __syncthreads();
         if (fp32_partials) {  // the running sum of the block before us in the order: block + 1

@@ -94,8 +94,12 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
   b.allowance.resize(M, N);
 
   // Only the marlin contract needs A and w^: the fp16 partial sums depend on where slices start.
+  // Their magnitudes cost up to one GEMM per schedule; above kPrecisePartialWork multiply-adds
+  // each stored partial is charged the whole S instead (a looser, still valid bound), and an fp16
+  // overflow is assumed possible wherever S + E reaches 65520.
+  const bool precise = contract == Contract::marlin && double(M) * N * K <= kPrecisePartialWork;
   F64Matrix a, a_abs, w_hat, w_abs;
-  if (contract == Contract::marlin) {
+  if (precise) {
     a = to_double(A);
     a_abs = a.cwiseAbs();
     w_hat = to_double(dequantize(w));
@@ -112,7 +116,7 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
       // Partial sums stored in fp16 (marlin): after reduction steps 0 .. count-2, each the sum over
       // the k-tiles from that step's slice to the end of K. One pass from the last k-tile down
       // accumulates them all (suffix sums), so the cost is one tile GEMM whatever the slice count.
-      std::vector<F64Matrix> partial_S(contract == Contract::marlin ? count - 1 : 0);
+      std::vector<F64Matrix> partial_S(precise ? count - 1 : 0);
       std::vector<F64Matrix> partial_y(partial_S.size());
       if (!partial_S.empty()) {
         F64Matrix suffix_S = F64Matrix::Zero(rows, tile_n), suffix_y = F64Matrix::Zero(rows, tile_n);
@@ -133,10 +137,13 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
         for (int c = 0; c < tile_n; ++c) {
           const int i = row0 + r, j = col0 + c;
           for (size_t p = 0; p < Sj.size(); ++p) Sj[p] = partial_S[p](r, c);
+          if (contract == Contract::marlin && !precise) Sj.assign(count - 1, S(i, j));
           const double E = allowance(S(i, j), K, count - 1, Sj);
           Admissible adm = admissible_output(y_exact(i, j), E, w.scales(0, j), w.group, contract);
           for (size_t p = 0; p < partial_y.size(); ++p)  // an fp16 partial may round to Inf
             if (std::fabs(partial_y[p](r, c)) + E >= kHalfOverflow) adm.unbounded = true;
+          if (contract == Contract::marlin && !precise && count > 1 && S(i, j) + E >= kHalfOverflow)
+            adm.unbounded = true;
           b.key_lo(i, j) = adm.key_lo;
           b.key_hi(i, j) = adm.key_hi;
           b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));

@@ -41,6 +41,10 @@ Admissible admissible_output(double y, double E, half_bits scale, int group, Con
 // of the fp16 partial sums stored along the way (empty for the fp32 contract or one slice).
 double allowance(double S, int K, int cross_block_adds, const std::vector<double>& partial_S);
 
+// Above this many multiply-adds (M * N * K) the marlin contract's stored partials are each charged
+// the element's whole S rather than their own magnitude (docs/numerics.md).
+constexpr double kPrecisePartialWork = 2147483648.0;  // 2^31
+
 // Per-element bounds for a whole output under a schedule. Needs A and w^ for the partial sums that
 // the marlin contract stores in fp16 (the sums over each reduction prefix of a column's slices).
 struct OutputBounds {

@@ -1,0 +1,74 @@
+// The numerical suite on the GPU: every catalogue case x applicable configuration x grid size,
+// for the kernel library under test ($TC_KERNEL; its variant is the scale-fetch order), against
+// the golden fixtures, through the comparator (T0 on exact cases, T1, T2, guard rows, poison).
+//   Catalogue/KernelVsGolden.Matches/<case>_<config>_<contract>_<order>_sms<S>
+//   Sanitize/KernelVsGolden.Matches/...   the reduced matrix the compute-sanitizer tier runs
+// ctest runs one process per (variant, configuration): a configuration that faults loses its own
+// cells (reported FAULT) and nothing else.
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "../kernel/gpu_test.h"
+#include "tilecheck/compare_gtest.h"
+#include "tilecheck/golden.h"
+#include "tilecheck/suite_runner.h"
+
+namespace tc {
+namespace {
+
+// The device's multiprocessor count names the "all SMs" cells; without a GPU (test listing on a
+// CPU machine) the H200's 132, so the names match those of a real run.
+int all_sms() {
+  static const int sms = gpu_unavailable_reason().empty() ? device_multiprocessors() : 132;
+  return sms;
+}
+
+std::vector<Cell> cells(bool reduced) {
+  try {
+    const KernelPlugin& kernel = testing::kernel_under_test();
+    std::vector<TileConfig> configs;
+    for (int i = 0; i < kernel.info().config_count; ++i) {
+      const tc_tile_config& c = kernel.info().configs[i];
+      configs.push_back({c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks});
+    }
+    MatrixOptions options;
+    options.order = kernel.info().variant;
+    options.all_sms = all_sms();
+    options.reduced = reduced;
+    return suite_cells(load_catalogue(default_golden_paths().catalogue()).entries, configs, options);
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "cannot list the suite's cells: " << e.what();
+    return {};
+  }
+}
+
+SuiteRunner& runner() {
+  static SuiteRunner r(&testing::kernel_under_test(), default_golden_paths());
+  return r;
+}
+
+class KernelVsGolden : public ::testing::TestWithParam<Cell> {};
+
+TEST_P(KernelVsGolden, Matches) {
+  TC_REQUIRE_GPU();
+  const Cell& cell = GetParam();
+  const KernelRun run = runner().execute(cell);
+  ASSERT_FALSE(run.fault) << cell.name() << ": " << run.status.message;
+  ASSERT_TRUE(run.status.ok()) << cell.name() << ": " << status_name(run.status.status) << ": " << run.status.message;
+  const Expectation e = runner().expectation(cell);
+  EXPECT_PRED_FORMAT3(MatchesReferenceWithGuard, e, run.C, run.guard) << cell.name();
+}
+
+std::string cell_name(const ::testing::TestParamInfo<Cell>& info) { return info.param.name(); }
+
+INSTANTIATE_TEST_SUITE_P(Catalogue, KernelVsGolden, ::testing::ValuesIn(cells(false)), cell_name);
+INSTANTIATE_TEST_SUITE_P(Sanitize, KernelVsGolden, ::testing::ValuesIn(cells(true)), cell_name);
+
+}  // namespace
+
+void PrintTo(const Cell& c, std::ostream* out) { *out << c.name(); }
+
+}  // namespace tc
