@@ -173,11 +173,13 @@ Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand&
   c.tiles.assign(e.grid.tiles.size(), TileSummary{});
   c.counts.elements = static_cast<long long>(M) * N;
 
-  // Rows in parallel; every result is independent of the thread count (see Partial).
+  // Rows in parallel; every result is independent of the thread count and of which thread took which
+  // row (see Partial). Dynamic scheduling: on a shared machine a descheduled thread's rows are taken
+  // over instead of waited for.
   std::vector<Partial> partials(static_cast<size_t>(omp_get_max_threads()));
   for (Partial& p : partials) p.tiles.assign(e.grid.tiles.size(), TileSummary{});
   std::vector<double> row_sq(M, 0.0);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic)
   for (int i = 0; i < M; ++i) judge_row(e, got, i, c, partials[omp_get_thread_num()], row_sq[i]);
 
   std::vector<Candidate> worst;
