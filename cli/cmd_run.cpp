@@ -1,80 +1,169 @@
-// `tilecheck run`: the main job. Until the kernel exists it is the reference's self-check: for a
-// set of shapes it checks that the two reference GEMM paths agree within the exact path's bound,
-// that packing round-trips, and that the schedule covers every (column, k-tile) exactly once.
+// `tilecheck run`: the main job. Runs the suite's matrix (every catalogue case x applicable
+// configuration x grid size, tilecheck/suite_cells.h) through a kernel plugin on the GPU, judges
+// every cell with the comparator, prints the summary table, writes the error maps of failing
+// cells, and exits non-zero on any failure. Without a GPU it says so and judges a committed
+// recording of real kernel outputs (fixtures/recordings/) through the same comparator.
 #include <chrono>
 #include <cstdio>
+#include <iostream>
+#include <memory>
+#include <regex>
+#include <string>
 
 #include "commands.h"
-#include "tilecheck/bound.h"
-#include "tilecheck/gemm.h"
-#include "tilecheck/marlin_format.h"
-#include "tilecheck/rng.h"
-#include "tilecheck/schedule.h"
+#include "tilecheck/device_case.h"
+#include "tilecheck/error.h"
+#include "tilecheck/fixture.h"
+#include "tilecheck/golden.h"
+#include "tilecheck/recording.h"
+#include "tilecheck/suite_summary.h"
 
 namespace tc::cli {
 namespace {
 
-struct SelfCheckCase {
-  Shape shape;
-  Contract contract;
+struct RunOptions {
+  std::string kernel = TC_DEFAULT_KERNEL;
+  std::string filter;  // ECMAScript regex on cell names
+  std::string json;
+  std::string error_maps = "tilecheck-errmaps";
+  std::string recording;  // judge this recording instead of running the kernel
+  std::string record;     // write the outputs of the cells run here as a recording
+  bool reduced = false;
 };
 
-bool check_case(const SelfCheckCase& c, std::uint64_t seed) {
-  const Shape& s = c.shape;
-  const CounterRng ra(seed, "A"), rw(seed, "W");
-  HalfMatrix A(s.M, s.K);
-  for (int i = 0; i < s.M * s.K; ++i) A.data()[i] = round_to_half(std::ldexp(double(ra.normal_units(i)), -32));
-  F64Matrix W(s.K, s.N);
-  for (int i = 0; i < s.K * s.N; ++i) W.data()[i] = std::ldexp(double(rw.normal_units(i)), -32);
-  const QuantizedWeights q = quantize(W, s.group);
-  const ReferenceOutput exact = reference_gemm(A, q, c.contract, GemmPath::exact);
-  const ReferenceOutput eigen = reference_gemm(A, q, c.contract, GemmPath::eigen);
-  int disagreements = 0;
-  for (int i = 0; i < s.M; ++i)
-    for (int j = 0; j < s.N; ++j)
-      if (std::fabs(exact.y_exact(i, j) - eigen.y_exact(i, j)) > gamma(s.K, 0x1p-53) * exact.S(i, j))
-        ++disagreements;
-  const bool packs = unpack_weights(pack_weights(q.codes)) == q.codes &&
-                     unpermute_scales(permute_scales(q.scales, s.group), s.group) == q.scales;
-  const Schedule schedule = make_schedule(s, choose_config(s), 7);
-  std::vector<int> covered(static_cast<size_t>(s.N / schedule.config.tile_n()) * (s.K / schedule.config.tile_k()) * schedule.tile_rows(), 0);
-  int tile_row = 0;
-  for (const LaunchSchedule& l : schedule.launches) {
-    for (const Slice& slice : l.slices)
-      for (int k = slice.k_tile_begin; k < slice.k_tile_end; ++k)
-        ++covered[(static_cast<size_t>(tile_row + l.chunk_of(slice.column)) * l.n_tiles + l.n_tile_of(slice.column)) * l.k_tiles + k];
-    tile_row += l.plan.par;
+// One progress line every few seconds, so long runs show they are alive.
+class Progress {
+ public:
+  explicit Progress(std::size_t total) : total_(total), start_(std::chrono::steady_clock::now()), last_(start_) {}
+  void step(std::size_t done, const Cell& cell) {
+    const auto now = std::chrono::steady_clock::now();
+    if (done != total_ && now - last_ < std::chrono::seconds(3)) return;
+    last_ = now;
+    std::fprintf(stderr, "  [%zu/%zu] %3.0f%%  %.0f s  %s\n", done, total_, 100.0 * done / total_,
+                 std::chrono::duration<double>(now - start_).count(), cell.name().c_str());
   }
-  const bool covers = std::all_of(covered.begin(), covered.end(), [](int n) { return n == 1; });
-  const bool ok = disagreements == 0 && packs && covers;
-  std::printf("  %-5s M=%-5d N=%-5d K=%-5d group=%-4d %-6s exact==eigen:%s pack:%s schedule:%s\n",
-              ok ? "PASS" : "FAIL", s.M, s.N, s.K, s.group, std::string(name(c.contract)).c_str(),
-              disagreements == 0 ? "ok" : "NO", packs ? "ok" : "NO", covers ? "ok" : "NO");
-  return ok;
+
+ private:
+  std::size_t total_;
+  std::chrono::steady_clock::time_point start_, last_;
+};
+
+std::vector<TileConfig> configs_of(const KernelPlugin& kernel) {
+  std::vector<TileConfig> configs;
+  for (int i = 0; i < kernel.info().config_count; ++i) {
+    const tc_tile_config& c = kernel.info().configs[i];
+    configs.push_back({c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks});
+  }
+  return configs;
+}
+
+int finish(const Summary& summary, const RunOptions& o) {
+  summary.print(std::cout);
+  if (!o.json.empty()) {
+    summary.write_json(o.json);
+    std::cout << "cells written to " << o.json << "\n";
+  }
+  return summary.passed() ? 0 : 1;
+}
+
+int judge_recording(const std::string& path, const std::regex& filter, const RunOptions& o) {
+  const Recording recording = read_recording(path);
+  std::cout << "recording " << path << ": " << recording.cells.size() << " cells of " << recording.kernel << " ("
+            << recording.variant << ") on " << recording.device << ", tilecheck " << recording.tilecheck_version
+            << "\n";
+  SuiteRunner runner(nullptr, default_golden_paths());
+  Summary summary;
+  Progress progress(recording.cells.size());
+  std::size_t done = 0;
+  for (const RecordedCell& r : recording.cells) {
+    ++done;
+    if (!std::regex_search(r.cell.name(), filter)) continue;
+    CellOutcome outcome;
+    try {
+      outcome = runner.judge(r.cell, r.C, r.guard, o.error_maps);
+    } catch (const Error& e) {
+      outcome.cell = r.cell;
+      outcome.status = CellStatus::error;
+      outcome.message = e.what();
+    }
+    summary.add(outcome);
+    progress.step(done, r.cell);
+  }
+  require(!summary.outcomes().empty(), "no recorded cell matches --filter '", o.filter, "'");
+  return finish(summary, o);
+}
+
+int run_live(const std::regex& filter, const RunOptions& o) {
+  const KernelPlugin kernel = KernelPlugin::load(o.kernel);
+  MatrixOptions m;
+  m.order = kernel.info().variant;
+  m.all_sms = device_multiprocessors();
+  m.reduced = o.reduced;
+  const GoldenPaths paths = default_golden_paths();
+  std::vector<Cell> cells;
+  for (const Cell& c : suite_cells(load_catalogue(paths.catalogue()).entries, configs_of(kernel), m))
+    if (std::regex_search(c.name(), filter)) cells.push_back(c);
+  require(!cells.empty(), "no cell of the matrix matches --filter '", o.filter, "'");
+  std::cout << "tilecheck run: " << kernel.info().name << " (" << kernel.info().variant << ") from " << o.kernel
+            << "\n  on " << device_description() << "; " << cells.size() << " cells\n";
+  SuiteRunner runner(&kernel, paths);
+  Summary summary;
+  Recording recording;
+  Progress progress(cells.size());
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (!o.record.empty()) {  // keep the raw output for the recording, judge it the same way
+      const KernelRun r = runner.execute(cells[i]);
+      if (r.status.ok()) recording.cells.push_back({cells[i], r.C, r.guard});
+      summary.add(r.status.ok() ? runner.judge(cells[i], r.C, r.guard, o.error_maps) : runner.run(cells[i], o.error_maps));
+    } else {
+      summary.add(runner.run(cells[i], o.error_maps));
+    }
+    progress.step(i + 1, cells[i]);
+  }
+  if (!o.record.empty()) {
+    recording.device = device_description();
+    recording.kernel = kernel.info().name;
+    recording.variant = kernel.info().variant;
+    recording.tilecheck_version = current_provenance().generator_version;
+    write_recording(recording, o.record);
+    std::cout << "recorded " << recording.cells.size() << " outputs to " << o.record << "\n";
+  }
+  return finish(summary, o);
 }
 
 }  // namespace
 
 Command add_run(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
-      "run", "Main job. Until the kernel exists: the CPU reference's self-check over a set of shapes");
-  auto seed = std::make_shared<std::uint64_t>(1);
-  app->add_option("--seed", *seed, "Seed of the self-check inputs")->capture_default_str();
-  return {app, [seed] {
-            std::printf("tilecheck run: no kernel is built yet; running the CPU reference self-check\n");
-            const auto start = std::chrono::steady_clock::now();
-            const SelfCheckCase cases[] = {
-                {{1, 128, 128, 32}, Contract::fp32},    {{17, 256, 256, 64}, Contract::marlin},
-                {{64, 512, 1024, 128}, Contract::fp32}, {{65, 256, 768, -1}, Contract::marlin},
-                {{152, 512, 512, -1}, Contract::fp32},
-            };
-            int failed = 0;
-            for (const auto& c : cases) failed += check_case(c, *seed) ? 0 : 1;
-            const double seconds =
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-            std::printf("self-check: %d of %zu cases passed in %.2f s\n", int(std::size(cases)) - failed,
-                        std::size(cases), seconds);
-            return failed == 0 ? 0 : 1;
+      "run",
+      "Main job: the catalogue x configurations x grid sizes through a kernel plugin on the GPU, judged "
+      "against the golden fixtures; without a GPU, a committed recording of real outputs judged the same way");
+  auto o = std::make_shared<RunOptions>();
+  app->add_option("--kernel", o->kernel, "Kernel plugin library (tilecheck/plugin.h)")->capture_default_str();
+  app->add_option("--filter", o->filter, "Only cells whose name matches this regex, e.g. 'm2n16k4g8_.*_sms7$'");
+  app->add_option("--json", o->json, "Write every cell's outcome to this JSON file");
+  app->add_option("--errmaps", o->error_maps, "Directory for the error maps of failing cells ('' for none)")
+      ->capture_default_str();
+  app->add_option("--recording", o->recording,
+                  "Judge this recording instead of running a kernel (default without a GPU: " TC_DEFAULT_RECORDING ")");
+  app->add_option("--record", o->record, "Also write the outputs of the cells run as a recording (HDF5)");
+  app->add_flag("--reduced", o->reduced, "Only the reduced matrix (the sanitizer tier's cells)");
+  return {app, [o] {
+            std::regex filter;
+            try {
+              filter = std::regex(o->filter);
+            } catch (const std::regex_error& e) {
+              throw Error(cat("--filter '", o->filter, "' is not a valid regular expression: ", e.what()));
+            }
+            if (!o->recording.empty()) return judge_recording(o->recording, filter, *o);
+            const std::string why = gpu_unavailable_reason();
+            if (!why.empty()) {
+              require(o->record.empty(), "--record needs a GPU (", why, ")");
+              std::cout << "tilecheck run: no GPU here (" << why << ").\n"
+                        << "Judging the committed recording of an H200 run instead, through the same comparator.\n";
+              return judge_recording(TC_DEFAULT_RECORDING, filter, *o);
+            }
+            return run_live(filter, *o);
           }};
 }
 

@@ -41,8 +41,8 @@ bool sticky(cudaError_t e) {
 std::string gpu_unavailable_reason() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess) return cat("cudaGetDeviceCount failed: ", cudaGetErrorString(e));
-  if (count == 0) return "cudaGetDeviceCount found no CUDA device";
+  if (e != cudaSuccess) return cat("no usable CUDA device: cudaGetDeviceCount says \"", cudaGetErrorString(e), "\"");
+  if (count == 0) return "no CUDA device: cudaGetDeviceCount found none";
   return "";
 }
 
