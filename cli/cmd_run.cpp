@@ -3,6 +3,7 @@
 // every cell with the comparator, prints the summary table, writes the error maps of failing
 // cells, and exits non-zero on any failure. Without a GPU it says so and judges a committed
 // recording of real kernel outputs (fixtures/recordings/) through the same comparator.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -29,6 +30,7 @@ struct RunOptions {
   std::string recording;  // judge this recording instead of running the kernel
   std::string record;     // write the outputs of the cells run here as a recording
   bool reduced = false;
+  bool committed = false;  // only cases whose golden file is committed
 };
 
 // One progress line every few seconds, so long runs show they are alive.
@@ -100,8 +102,13 @@ int run_live(const std::regex& filter, const RunOptions& o) {
   m.all_sms = device_multiprocessors();
   m.reduced = o.reduced;
   const GoldenPaths paths = default_golden_paths();
+  std::vector<CatalogueEntry> entries = load_catalogue(paths.catalogue()).entries;
+  if (o.committed)
+    entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                 [](const CatalogueEntry& e) { return e.storage != Storage::committed; }),
+                  entries.end());
   std::vector<Cell> cells;
-  for (const Cell& c : suite_cells(load_catalogue(paths.catalogue()).entries, configs_of(kernel), m))
+  for (const Cell& c : suite_cells(entries, configs_of(kernel), m))
     if (std::regex_search(c.name(), filter)) cells.push_back(c);
   require(!cells.empty(), "no cell of the matrix matches --filter '", o.filter, "'");
   std::cout << "tilecheck run: " << kernel.info().name << " (" << kernel.info().variant << ") from " << o.kernel
@@ -148,6 +155,7 @@ Command add_run(CLI::App& parent) {
                   "Judge this recording instead of running a kernel (default without a GPU: " TC_DEFAULT_RECORDING ")");
   app->add_option("--record", o->record, "Also write the outputs of the cells run as a recording (HDF5)");
   app->add_flag("--reduced", o->reduced, "Only the reduced matrix (the sanitizer tier's cells)");
+  app->add_flag("--committed", o->committed, "Only cases whose golden file is committed (no large on-demand ones)");
   return {app, [o] {
             std::regex filter;
             try {

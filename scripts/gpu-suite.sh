@@ -3,19 +3,21 @@
 # with ninja (preset gpu: sm_90 and every kernel variant), the gpu label, the sanitizer label when
 # asked, and the benchmark. Logs and a results draft go to $OUT (default out/gpu); the draft is what
 # docs/results/gpu-YYYY-MM-DD.md is made from.
-#   scripts/gpu-suite.sh [--labels "gpu sanitizer"] [--no-bench] [--jobs N]
+#   scripts/gpu-suite.sh [--labels "gpu sanitizer"] [--no-bench] [--jobs N] [--mutants "1 2"]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu}
 labels="gpu"
 bench=1
 jobs=4
+mutants=""
 while [ $# -gt 0 ]; do
   case $1 in
     --labels) labels=$2; shift 2 ;;
     --no-bench) bench=0; shift ;;
     --jobs) jobs=$2; shift 2 ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    --mutants) mutants=$2; shift 2 ;;
+    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
     *) echo "gpu-suite: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -35,13 +37,16 @@ commit=${TC_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 
 seconds() { echo $(( $(date +%s) - $1 )); }
 t0=$(date +%s)
-cmake --preset gpu > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --preset gpu "-DTC_MUTANT_LIST=${mutants// /;}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 status=0
 if ! cmake --build --preset gpu -- -k 0 > "$out/build.log" 2>&1; then  # keep going: test what built
   status=1
   { echo "- BUILD FAILED:"; grep -E "error|FAILED" "$out/build.log" | head -20 | sed 's/^/    /'; } >> "$summary"
 fi
 echo "- build (configure + ninja): $(seconds "$t0") s" >> "$summary"
+t=$(date +%s)  # the large on-demand fixtures, made once before the tests that load them
+build/gpu/cli/tilecheck golden regenerate --all > "$out/golden.log" 2>&1 || status=1
+echo "- golden regenerate --all (large fixtures): $(seconds "$t") s" >> "$summary"
 
 for label in $labels; do
   t=$(date +%s)
