@@ -32,7 +32,7 @@ TILE_DATASETS = ("pass", "fail_bound", "nonfinite", "unwritten", "guard", "worst
                  "writer", "slice_count")
 # Colours of the tile-map marks . 1 b X N U G (codes 0..6): greens pass, warm colours fail.
 MARK_COLORS = ("#e8f5e9", "#a5d6a7", "#43a047", "#d32f2f", "#7b1fa2", "#212121", "#ff9800")
-VERDICT_COLORS = ("#c8e6c9", "#d32f2f", "#7b1fa2", "#212121")
+VERDICT_COLORS = ("#81c784", "#d32f2f", "#7b1fa2", "#212121")
 
 
 # ----------------------------------------------------------------------------------------- params
@@ -470,7 +470,8 @@ def plot_matrix(ax, values, title, cmap="RdBu_r", symmetric=True, log=False, xla
         title += f" (every {sr}th row, {sc}th column)"
     v = values.astype(np.float64)
     finite = np.isfinite(v)
-    shown = np.ma.masked_where(~finite, v)
+    # masked cells hold 0, not Inf/NaN: matplotlib rescales the data under the mask too
+    shown = np.ma.masked_array(np.where(finite, v, 0.0), mask=~finite)
     cm = plt.get_cmap(cmap).copy()
     cm.set_bad("#9e9e9e")
     norm = None
@@ -478,7 +479,7 @@ def plot_matrix(ax, values, title, cmap="RdBu_r", symmetric=True, log=False, xla
         pos = v[finite & (v > 0)]
         if pos.size:
             norm = colors.LogNorm(vmin=pos.min(), vmax=pos.max())
-        shown = np.ma.masked_where(~finite | (v <= 0), v)
+        shown = np.ma.masked_array(np.where(finite & (v > 0), v, 1.0), mask=~finite | (v <= 0))
     elif symmetric and finite.any():
         lim = float(np.abs(v[finite]).max()) or 1.0
         norm = colors.Normalize(vmin=-lim, vmax=lim)
