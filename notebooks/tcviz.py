@@ -162,6 +162,14 @@ class ErrorMap:
         return base[:-len(".errmap.h5")] if base.endswith(".errmap.h5") else base
 
     @property
+    def series(self) -> str:
+        """Folder and file name without the file name's `_sms<S>` part: maps of one output judged at
+        several grid sizes share it (`<case>_<config>_<contract>_sms<S>`, `<case>_<tile>_sms<S>_<kernel>`);
+        the folder keeps the same names from two builds apart."""
+        folder = os.path.basename(os.path.dirname(os.path.abspath(self.path)))
+        return f"{folder}/{re.sub(r'_sms[0-9]+', '', self.name)}"
+
+    @property
     def label(self) -> str:
         """Short name for legends: case, config, contract and grid size."""
         return f"{self.case_id or '(ad hoc)'} {self.config} {self.contract} sms{self.sms}"

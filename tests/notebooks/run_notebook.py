@@ -16,6 +16,7 @@ appears in no cell's output (proof that a parameter reached the notebook).
 import argparse
 import os
 import pathlib
+import re
 import sys
 import time
 
@@ -75,7 +76,8 @@ def main():
     try:
         client.execute()
     except (CellExecutionError, CellTimeoutError, DeadKernelError) as e:
-        failure = f"execution failed: {type(e).__name__}: {str(e)[-3000:]}"
+        plain = re.sub(r"\x1b\[[0-9;]*m", "", str(e))  # IPython colours its tracebacks
+        failure = f"execution failed: {type(e).__name__}: {plain[-3000:]}"
     elapsed = time.monotonic() - start
     if elapsed > a.timeout and failure is None:
         failure = f"took {elapsed:.1f} s, more than the timeout {a.timeout} s"
