@@ -75,11 +75,14 @@ struct KernelArgs {
   int contract;  // 0 marlin, 1 fp32 (tc_contract)
 };
 
-// A block that polls a lock this often without progress traps with a message naming the lock:
-// a lost lock ends the launch (about 7 s of 100 ns sleeps) instead of hanging the process.
-// TC_SPIN_BOUND=0 compiles the plain unbounded spin instead.
+// Debug builds (TC_SPIN_BOUND=1): a block that polls a lock this often without progress traps
+// with a message naming the lock, so a lost lock ends the launch instead of hanging the process.
+// Release builds spin without a bound, as upstream Marlin does: on the H200 (CUDA 13.0) the
+// bounded loop's code made slices that follow a non-last slice in the same block compute wrong
+// results (docs/results/gpu-2026-11-30.md, run 4; root cause not yet found), so it stays a
+// debug-only aid and ctest's TIMEOUT bounds a hang in release.
 #ifndef TC_SPIN_BOUND
-#define TC_SPIN_BOUND 1
+#define TC_SPIN_BOUND 0
 #endif
 #ifndef TC_SPIN_LIMIT
 #define TC_SPIN_LIMIT (1ll << 26)
