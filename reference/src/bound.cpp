@@ -82,7 +82,8 @@ double allowance(double S, int K, int cross_block_adds, const std::vector<double
 }
 
 OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const F64Matrix& y_exact,
-                           const F64Matrix& S, Contract contract, const Schedule& schedule) {
+                           const F64Matrix& S, Contract contract, const Schedule& schedule,
+                           double precise_partial_work) {
   const int M = schedule.shape.M, N = schedule.shape.N, K = schedule.shape.K;
   require(y_exact.rows() == M && y_exact.cols() == N && S.rows() == M && S.cols() == N,
           "reference is (", y_exact.rows(), ", ", y_exact.cols(), ") but the schedule is for (", M,
@@ -97,7 +98,7 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
   // Their magnitudes cost up to one GEMM per schedule; above kPrecisePartialWork multiply-adds
   // each stored partial is charged the whole S instead (a looser, still valid bound), and an fp16
   // overflow is assumed possible wherever S + E reaches 65520.
-  const bool precise = contract == Contract::marlin && double(M) * N * K <= kPrecisePartialWork;
+  const bool precise = contract == Contract::marlin && double(M) * N * K <= precise_partial_work;
   F64Matrix a, a_abs, w_hat, w_abs;
   if (precise) {
     a = to_double(A);
@@ -136,8 +137,11 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
       for (int r = 0; r < rows; ++r) {
         for (int c = 0; c < tile_n; ++c) {
           const int i = row0 + r, j = col0 + c;
-          for (size_t p = 0; p < Sj.size(); ++p) Sj[p] = partial_S[p](r, c);
-          if (contract == Contract::marlin && !precise) Sj.assign(count - 1, S(i, j));
+          if (precise) {
+            for (size_t p = 0; p < partial_S.size(); ++p) Sj[p] = partial_S[p](r, c);
+          } else if (contract == Contract::marlin) {
+            Sj.assign(count - 1, S(i, j));  // each stored partial charged the whole S
+          }
           const double E = allowance(S(i, j), K, count - 1, Sj);
           Admissible adm = admissible_output(y_exact(i, j), E, w.scales(0, j), w.group, contract);
           for (size_t p = 0; p < partial_y.size(); ++p)  // an fp16 partial may round to Inf

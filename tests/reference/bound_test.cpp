@@ -191,6 +191,29 @@ TEST(OutputBounds, MarlinChargesEachStoredPartialItsSuffixMagnitude) {
   EXPECT_GT(checked, 0) << "no element had two stored partials";
 }
 
+// Above the work limit each stored partial is charged the element's whole S: never tighter than
+// the precise bound, and computed without the partial-sum GEMMs.
+TEST(OutputBounds, LargeProblemsChargeEachPartialTheWholeS) {
+  const Shape shape{5, 256, 1024, -1};
+  const HalfMatrix A = testing::normal_half(shape.M, shape.K, 51, "A");
+  const QuantizedWeights q = testing::normal_weights(shape.K, shape.N, shape.group, 52);
+  const ReferenceOutput ref = reference_gemm(A, q, Contract::marlin, GemmPath::exact);
+  const Schedule schedule = make_schedule(shape, {1, 16, 4, -1}, 7);
+  const OutputBounds precise = output_bounds(A, q, ref.y_exact, ref.S, Contract::marlin, schedule);
+  const OutputBounds blanket = output_bounds(A, q, ref.y_exact, ref.S, Contract::marlin, schedule, 0.0);
+  int looser = 0;
+  for (int i = 0; i < shape.M; ++i) {
+    for (int j = 0; j < shape.N; ++j) {
+      const int count = static_cast<int>(slices_of(schedule, locate(schedule, i, j)).size());
+      const double expected = allowance(ref.S(i, j), shape.K, count - 1, std::vector<double>(count - 1, ref.S(i, j)));
+      ASSERT_DOUBLE_EQ(blanket.allowance(i, j), expected) << i << "," << j;
+      ASSERT_GE(blanket.allowance(i, j), precise.allowance(i, j)) << i << "," << j;
+      looser += blanket.allowance(i, j) > precise.allowance(i, j);
+    }
+  }
+  EXPECT_GT(looser, 0) << "no element had a stored partial";
+}
+
 TEST(Allowance, GrowsWithDepthAndWithFp16Partials) {
   EXPECT_DOUBLE_EQ(gamma(1, 0.5), 1.0);
   EXPECT_TRUE(std::isinf(gamma(2, 0.5)));

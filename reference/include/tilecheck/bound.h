@@ -58,6 +58,7 @@ struct OutputBounds {
 };
 
 OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const F64Matrix& y_exact,
-                           const F64Matrix& S, Contract contract, const Schedule& schedule);
+                           const F64Matrix& S, Contract contract, const Schedule& schedule,
+                           double precise_partial_work = kPrecisePartialWork);
 
 }  // namespace tc
