@@ -40,13 +40,15 @@ TOOLS = ("racecheck", "synccheck", "memcheck", "initcheck")
 # Options per tool (docs/sanitizer.md says why each is there).
 #   racecheck: one record per hazard (byte-accurate, names both accesses and, for cp.async, says
 #              "(invalid memcpy_async synchronization)"); cp.async tracking is on by default.
-#   initcheck: shared memory as well as global: a read of a pipeline stage that no cp.async filled.
+#   initcheck: the default (global memory). On the H200 (CUDA 13.0, 2026-11-30) the run with
+#              --initcheck-address-space all ended within 0.2 s without running the tests, so
+#              shared memory is left to racecheck until that option is verified there.
 #   memcheck:  padding after every allocation, so an overrun into the next buffer is reported.
 TOOL_OPTIONS: Dict[str, List[str]] = {
     "racecheck": ["--racecheck-report", "hazard"],
     "synccheck": [],
     "memcheck": ["--padding", "256"],
-    "initcheck": ["--initcheck-address-space", "all"],
+    "initcheck": [],
 }
 DEFAULT_SEARCH_DIRS = ("/usr/local/cuda/bin",)
 DEFAULT_FILTER = "Sanitize/*"
