@@ -47,7 +47,7 @@ void Summary::print(std::ostream& out, std::size_t max_listed) const {
     a.worst_ulp = std::max(a.worst_ulp, o.worst_ulp);
     a.worst_utilization = std::max(a.worst_utilization, o.worst_utilization);
   }
-  constexpr int kRowWidth = 14, kColWidth = 15;
+  constexpr int kRowWidth = 14, kColWidth = 16;
   char line[64];
   std::snprintf(line, sizeof line, "%-*s", kRowWidth, "config \\ case");
   out << line;
