@@ -101,10 +101,7 @@ int run_bench(const BenchOptions& o) {
   require(o.rotate_mb >= 1, "--rotate-mb ", o.rotate_mb, " (expected at least 1)");
   std::vector<TileConfig> configs;
   if (o.configs.empty()) {
-    for (int i = 0; i < kernel.info().config_count; ++i) {
-      const tc_tile_config& c = kernel.info().configs[i];
-      configs.push_back({c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks});
-    }
+    configs = kernel.configs();
   } else {
     for (const std::string& name : o.configs) configs.push_back(parse_config(name));
   }

@@ -50,15 +50,6 @@ class Progress {
   std::chrono::steady_clock::time_point start_, last_;
 };
 
-std::vector<TileConfig> configs_of(const KernelPlugin& kernel) {
-  std::vector<TileConfig> configs;
-  for (int i = 0; i < kernel.info().config_count; ++i) {
-    const tc_tile_config& c = kernel.info().configs[i];
-    configs.push_back({c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks});
-  }
-  return configs;
-}
-
 int finish(const Summary& summary, const RunOptions& o) {
   summary.print(std::cout);
   if (!o.json.empty()) {
@@ -108,7 +99,7 @@ int run_live(const std::regex& filter, const RunOptions& o) {
                                  [](const CatalogueEntry& e) { return e.storage != Storage::committed; }),
                   entries.end());
   std::vector<Cell> cells;
-  for (const Cell& c : suite_cells(entries, configs_of(kernel), m))
+  for (const Cell& c : suite_cells(entries, kernel.configs(), m))
     if (std::regex_search(c.name(), filter)) cells.push_back(c);
   require(!cells.empty(), "no cell of the matrix matches --filter '", o.filter, "'");
   std::cout << "tilecheck run: " << kernel.info().name << " (" << kernel.info().variant << ") from " << o.kernel
@@ -118,13 +109,12 @@ int run_live(const std::regex& filter, const RunOptions& o) {
   Recording recording;
   Progress progress(cells.size());
   for (std::size_t i = 0; i < cells.size(); ++i) {
-    if (!o.record.empty()) {  // keep the raw output for the recording, judge it the same way
-      const KernelRun r = runner.execute(cells[i]);
-      if (r.status.ok()) recording.cells.push_back({cells[i], r.C, r.guard});
-      summary.add(r.status.ok() ? runner.judge(cells[i], r.C, r.guard, o.error_maps) : runner.run(cells[i], o.error_maps));
-    } else {
-      summary.add(runner.run(cells[i], o.error_maps));
-    }
+    const auto start = std::chrono::steady_clock::now();
+    const KernelRun r = runner.execute(cells[i]);
+    if (!o.record.empty() && r.status.ok()) recording.cells.push_back({cells[i], r.C, r.guard});
+    CellOutcome outcome = runner.outcome(cells[i], r, o.error_maps);
+    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    summary.add(outcome);
     progress.step(i + 1, cells[i]);
   }
   if (!o.record.empty()) {

@@ -46,6 +46,15 @@ KernelPlugin KernelPlugin::load(const std::string& path) {
   return k;
 }
 
+std::vector<TileConfig> KernelPlugin::configs() const {
+  std::vector<TileConfig> out;
+  for (int i = 0; i < info_->config_count; ++i) {
+    const tc_tile_config& c = info_->configs[i];
+    out.push_back({c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks});
+  }
+  return out;
+}
+
 RunResult KernelPlugin::workspace_size(const tc_problem& problem, size_t& bytes) const {
   char message[kMessageCapacity] = {0};
   const tc_status s = workspace_size_(&problem, &bytes, message, sizeof message);

@@ -1,16 +1,15 @@
 // `tilecheck compare` end to end: the binary on fixture and output files written here (and, where
 // the project's .venv has h5py, an output written exactly as docs/compare.md shows). Exit codes:
 // 0 pass, 1 mismatch, 2 bad input with a one-line reason.
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
+#include "../common/run_command.h"
 #include "tilecheck/error.h"
 #include "tilecheck/fixture.h"
 #include "tilecheck/h5.h"
@@ -21,26 +20,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CliRun {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
+using CliRun = testing::CommandResult;
 
 CliRun tilecheck(const std::string& args, const fs::path& dir) {
-  const std::string err_file = (dir / "stderr.txt").string();
-  const std::string command = std::string(TC_TILECHECK) + " " + args + " 2>" + err_file;
-  CliRun r;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), pipe)) > 0) r.out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(in), {});
-  return r;
+  return testing::run_command(std::string(TC_TILECHECK) + " " + args, dir);
 }
 
 class CliCompare : public ::testing::Test {

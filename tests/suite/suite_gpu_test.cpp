@@ -29,16 +29,11 @@ int all_sms() {
 std::vector<Cell> cells(bool reduced) {
   try {
     const KernelPlugin& kernel = testing::kernel_under_test();
-    std::vector<TileConfig> configs;
-    for (int i = 0; i < kernel.info().config_count; ++i) {
-      const tc_tile_config& c = kernel.info().configs[i];
-      configs.push_back({c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks});
-    }
     MatrixOptions options;
     options.order = kernel.info().variant;
     options.all_sms = all_sms();
     options.reduced = reduced;
-    return suite_cells(load_catalogue(default_golden_paths().catalogue()).entries, configs, options);
+    return suite_cells(load_catalogue(default_golden_paths().catalogue()).entries, kernel.configs(), options);
   } catch (const std::exception& e) {
     ADD_FAILURE() << "cannot list the suite's cells: " << e.what();
     return {};

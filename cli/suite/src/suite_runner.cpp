@@ -70,12 +70,10 @@ CellOutcome SuiteRunner::judge(const Cell& cell, const HalfMatrix& C, const Guar
   return out;
 }
 
-CellOutcome SuiteRunner::run(const Cell& cell, const std::string& error_map_dir) {
-  const auto start = std::chrono::steady_clock::now();
+CellOutcome SuiteRunner::outcome(const Cell& cell, const KernelRun& r, const std::string& error_map_dir) {
   CellOutcome out;
   out.cell = cell;
   try {
-    const KernelRun r = execute(cell);
     if (r.fault) {
       out.status = CellStatus::fault;
       out.message = r.status.message;
@@ -90,6 +88,19 @@ CellOutcome SuiteRunner::run(const Cell& cell, const std::string& error_map_dir)
     out.message = e.what();
   }
   if (out.family.empty() && fixture_ && fixture_id_ == cell.case_id) out.family = case_family(fixture_->spec);
+  return out;
+}
+
+CellOutcome SuiteRunner::run(const Cell& cell, const std::string& error_map_dir) {
+  const auto start = std::chrono::steady_clock::now();
+  CellOutcome out;
+  try {
+    out = outcome(cell, execute(cell), error_map_dir);
+  } catch (const Error& e) {
+    out.cell = cell;
+    out.status = CellStatus::error;
+    out.message = e.what();
+  }
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }

@@ -2,9 +2,11 @@
 // its ABI version, and calls it. Our own kernel variants are loaded the same way.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "tilecheck/kernel_api.h"
 #include "tilecheck/plugin.h"
+#include "tilecheck/schedule.h"
 
 namespace tc {
 
@@ -20,6 +22,7 @@ class KernelPlugin {
   static KernelPlugin load(const std::string& path);
 
   const tc_plugin_info_t& info() const { return *info_; }
+  std::vector<TileConfig> configs() const;  // info().configs as values
   const std::string& path() const { return path_; }
   RunResult workspace_size(const tc_problem& problem, size_t& bytes) const;
   RunResult run(const tc_problem& problem) const;
