@@ -16,6 +16,7 @@ struct Command {
 Command add_run(CLI::App& parent);
 Command add_golden(CLI::App& parent);
 Command add_bench(CLI::App& parent);
+Command add_tiles(CLI::App& parent);
 Command add_compare(CLI::App& parent);
 
 }  // namespace tc::cli

@@ -97,5 +97,43 @@ TEST_F(RunCli, BadInputExitsTwoWithAReason) {
   EXPECT_EQ(r.code, 2);
 }
 
+// `tilecheck tiles` on the H200 recordings committed in fixtures/recordings/: the mutant whose
+// per-column scale slot lies inside the reduction scratch fails; its worst tile is detailed and a
+// repro fixture of it reproduces the failure through `tilecheck compare`.
+TEST_F(RunCli, TilesDetailsTheWorstTileOfARecordedBrokenKernelAndWritesARepro) {
+  const std::string cell = "--case normal_m16_n512_k128_gcol_marlin --config m1n8k8gcol --sms 3";
+  const auto broken = tilecheck("tiles " + cell + " --recording " + std::string(TC_SOURCE_DIR) +
+                                "/fixtures/recordings/h200-mut01-scales-in-scratch.h5 --repro " + path("repro"));
+  EXPECT_EQ(broken.code, 1) << broken.out << broken.err;
+  EXPECT_NE(broken.out.find("tile (0, 0): rows 0-15, cols 0-127"), std::string::npos) << broken.out;
+  EXPECT_NE(broken.out.find("reduction order: block 0 k-tiles [0,1) (last, writes)"), std::string::npos) << broken.out;
+  EXPECT_NE(broken.out.find("16 worst elements"), std::string::npos) << broken.out;
+  const std::string repro = path("repro") + "/normal_m16_n512_k128_gcol_marlin_tile0_0";
+  ASSERT_TRUE(fs::exists(repro + ".h5") && fs::exists(repro + "_output.h5") && fs::exists(repro + ".txt"));
+  const auto judged = tilecheck("compare --fixture " + repro + ".h5 --output " + repro + "_output.h5 --sms 1");
+  EXPECT_EQ(judged.code, 1) << judged.out << judged.err;
+  EXPECT_NE(judged.out.find("Mismatched 2048 / 2048"), std::string::npos) << judged.out;
+
+  const auto clean = tilecheck("tiles " + cell + " --tile 0,2 --recording " + std::string(TC_SOURCE_DIR) +
+                               "/fixtures/recordings/h200.h5");
+  EXPECT_EQ(clean.code, 0) << clean.out << clean.err;
+  EXPECT_NE(clean.out.find("tile (0, 2)"), std::string::npos) << clean.out;
+}
+
+TEST_F(RunCli, TilesRejectsBadInputWithAReason) {
+  const std::string rec = " --recording " + std::string(TC_SOURCE_DIR) + "/fixtures/recordings/h200.h5";
+  auto r = tilecheck("tiles --case normal_m16_n512_k128_gcol_marlin --config m1n8k8gcol --sms 3 --tile 0,9" + rec);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("outside the 1 x 4 tile grid"), std::string::npos) << r.err;
+  r = tilecheck("tiles --case normal_m16_n512_k128_gcol_marlin --config m1n8k8gcol --sms 5" + rec);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("has no cell"), std::string::npos) << r.err;
+  r = tilecheck("tiles --case normal_m16_n512_k128_gcol_marlin --config m1n8k8g8 --sms 3" + rec);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("group"), std::string::npos) << r.err;
+  r = tilecheck("tiles --case no_such_case --config m1n8k8gcol --sms 3" + rec);
+  EXPECT_EQ(r.code, 2);
+}
+
 }  // namespace
 }  // namespace tc

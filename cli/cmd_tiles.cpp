@@ -1,0 +1,239 @@
+// `tilecheck tiles`: debug one cell tile by tile. Gets the kernel's output (an HDF5 output file of
+// any kernel, a cell of a recording, or a live run on the GPU), prints the comparator's report
+// (tile map, hints), then for one tile (--tile R,C; default the worst) its attribution and its 16
+// worst elements with the magnitudes of their A row and dequantized W column, y*, S, the allowed
+// range and the value got; --repro writes a minimal fixture of that tile (its rows of A, its columns
+// of W, all of K) and the tile's output, which `tilecheck compare` accepts.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+
+#include "commands.h"
+#include "tilecheck/device_case.h"
+#include "tilecheck/error.h"
+#include "tilecheck/errormap.h"
+#include "tilecheck/marlin_format.h"
+#include "tilecheck/fixture.h"
+#include "tilecheck/golden.h"
+#include "tilecheck/h5.h"
+#include "tilecheck/recording.h"
+#include "tilecheck/report.h"
+#include "tilecheck/suite_runner.h"
+
+namespace tc::cli {
+namespace {
+
+struct TilesOptions {
+  std::string case_id;
+  std::string config;
+  std::string contract;  // empty: the case's
+  int sms = 0;           // required unless it comes from a live run (0: all SMs)
+  std::string tile;      // "R,C"; empty: the worst tile
+  std::string output;    // an output file of any kernel (dataset C)
+  std::string recording; // or a recording holding the cell
+  std::string kernel = TC_DEFAULT_KERNEL;
+  std::string repro;     // directory for the tile's repro fixture
+  std::string report;    // error map of the whole comparison
+};
+
+std::pair<int, int> parse_tile(const std::string& text) {
+  int r = -1, c = -1, consumed = 0;
+  const bool ok = std::sscanf(text.c_str(), "%d,%d%n", &r, &c, &consumed) == 2 &&
+                  consumed == static_cast<int>(text.size()) && r >= 0 && c >= 0;
+  require(ok, "--tile '", text, "' is not R,C (tile row and column, from 0)");
+  return {r, c};
+}
+
+HalfMatrix recorded_output(const std::string& path, const Cell& want) {
+  const Recording r = read_recording(path);
+  for (const RecordedCell& c : r.cells)
+    if (c.cell.case_id == want.case_id && c.cell.config == want.config && c.cell.sms == want.sms) return c.C;
+  throw Error(cat(path, " has no cell for case ", want.case_id, ", config ", Name(want.config), ", sms ", want.sms,
+                  " (", r.cells.size(), " cells recorded)"));
+}
+
+// The tile with the most failing elements (ties: the highest utilisation).
+int worst_tile(const Comparison& c) {
+  int best = 0;
+  long long best_failures = -1;
+  double best_utilization = -1;
+  for (int t = 0; t < static_cast<int>(c.tiles.size()); ++t) {
+    const TileSummary& s = c.tiles[t];
+    const long long failures = s.verdicts[1] + s.verdicts[2] + s.verdicts[3] + s.verdicts[4];
+    if (failures > best_failures || (failures == best_failures && s.max_utilization > best_utilization)) {
+      best = t, best_failures = failures, best_utilization = s.max_utilization;
+    }
+  }
+  return best;
+}
+
+void print_tile(const Expectation& e, const Comparison& c, const TileInfo& t, const F64Matrix& w_hat) {
+  const TileSummary& s = c.tiles[t.tile_row * e.grid.cols + t.tile_col];
+  std::printf("\ntile (%d, %d): rows %d-%d, cols %d-%d%s; launch %d, schedule column %d\n", t.tile_row, t.tile_col,
+              t.row0, t.row0 + t.rows - 1, t.col0, t.col0 + t.cols - 1, t.partial ? " (partial M tile)" : "",
+              t.launch, t.column);
+  std::printf("  reduction order:");
+  for (const Slice& sl : t.slices)
+    std::printf(" block %d k-tiles [%d,%d)%s", sl.block, sl.k_tile_begin, sl.k_tile_end, sl.last() ? " (last, writes)" : " ->");
+  std::printf("\n  verdicts: pass %lld, fail_bound %lld, nonfinite %lld, unwritten %lld; worst |ulp| %d, utilisation %.2f\n",
+              s.verdicts[0], s.verdicts[1], s.verdicts[2], s.verdicts[3], s.max_abs_ulp, s.max_utilization);
+  // The tile's elements, worst first: failing before passing, then by utilisation.
+  std::vector<std::pair<double, std::pair<int, int>>> order;
+  for (int r = t.row0; r < t.row0 + t.rows; ++r) {
+    for (int col = t.col0; col < t.col0 + t.cols; ++col) {
+      const bool failed = c.verdict(r, col) != static_cast<std::uint8_t>(Verdict::pass);
+      const double ulp = c.ulp(r, col) == kNotComparable ? 1e9 : std::abs(double(c.ulp(r, col)));
+      const double allowance = c.allowance(r, col) == kUnbounded ? 1e9 : std::max(1, c.allowance(r, col));
+      order.push_back({(failed ? 1e12 : 0.0) + ulp / allowance, {r, col}});
+    }
+  }
+  std::sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::printf("  16 worst elements (|a| and |w^|: max and sum over k of the element's A row and W column):\n");
+  std::printf("  %5s %6s %-10s %9s %10s %9s %10s %12s %12s %-24s %10s %10s\n", "row", "col", "verdict", "max|a|",
+              "sum|a|", "max|w^|", "sum|w^|", "y*", "S", "allowed", "expected", "got");
+  for (std::size_t n = 0; n < std::min<std::size_t>(16, order.size()); ++n) {
+    const auto [r, col] = order[n].second;
+    double a_max = 0, a_sum = 0, w_max = 0, w_sum = 0;
+    for (int k = 0; k < e.shape().K; ++k) {
+      const double a = std::fabs(half_to_double(e.A(r, k))), w = std::fabs(w_hat(k, col));
+      a_max = std::max(a_max, a), a_sum += a, w_max = std::max(w_max, w), w_sum += w;
+    }
+    const Admissible adm = e.bounds.at(r, col);
+    char allowed[64];
+    if (adm.unbounded) {
+      std::snprintf(allowed, sizeof allowed, "anything");
+    } else if (adm.nan_expected) {
+      std::snprintf(allowed, sizeof allowed, "NaN");
+    } else {
+      std::snprintf(allowed, sizeof allowed, "[%.6g, %.6g]", half_to_double(half_from_key(adm.key_lo)),
+                    half_to_double(half_from_key(adm.key_hi)));
+    }
+    std::printf("  %5d %6d %-10s %9.4g %10.4g %9.4g %10.4g %12.6g %12.6g %-24s %10.6g %10.6g\n", r, col,
+                std::string(name(static_cast<Verdict>(c.verdict(r, col)))).c_str(), a_max, a_sum, w_max, w_sum,
+                e.ref.y_exact(r, col), e.ref.S(r, col), allowed, half_to_double(e.ref.expected(r, col)),
+                half_to_double(c.got(r, col)));
+  }
+}
+
+// The tile's rows of A and columns of the weights (every K), with the reference recomputed: a case
+// small enough to run under a debugger, and the tile's output to judge against it.
+void write_repro(const std::string& dir, const Fixture& f, const Comparison& c, const TileInfo& t, int sms,
+                 const TileConfig& config) {
+  std::filesystem::create_directories(dir);
+  const int G = f.weights.scales.rows();
+  CaseSpec spec = f.spec;
+  spec.id = cat(f.spec.id, "_tile", t.tile_row, "_", t.tile_col);
+  spec.shape.M = t.rows;
+  spec.shape.N = t.cols;
+  QuantizedWeights w;
+  w.group = f.weights.group;
+  w.codes = f.weights.codes.middleCols(t.col0, t.cols);
+  w.scales = f.weights.scales.block(0, t.col0, G, t.cols);
+  Fixture repro;
+  repro.spec = spec;
+  repro.provenance = f.provenance;
+  repro.A = f.A.middleRows(t.row0, t.rows);
+  repro.weights = w;
+  repro.B_marlin = pack_weights(w.codes);
+  repro.scales_marlin = permute_scales(w.scales, w.group);
+  repro.ref = reference_gemm(repro.A, w, spec.contract, GemmPath::exact);
+  const std::string fixture = dir + "/" + spec.id + ".h5", output = dir + "/" + spec.id + "_output.h5";
+  write_fixture(repro, fixture);
+  h5::write_file_atomically(output, [&](h5::File& file) {
+    h5::write_half_matrix(file, "C", c.got.block(t.row0, t.col0, t.rows, t.cols));
+  });
+  const std::string command = cat("tilecheck compare --fixture ", fixture, " --output ", output, " --tile ",
+                                  config.tile_n(), "x", config.tile_k(), " --m-blocks ", config.m_blocks, " --sms 1");
+  std::ofstream(dir + "/" + spec.id + ".txt")
+      << "Repro of tile (" << t.tile_row << ", " << t.tile_col << ") of case " << f.spec.id << ", config "
+      << Name(config) << ", grid size " << sms << ", seed " << f.spec.seed << ".\n"
+      << "Its rows " << t.row0 << "-" << t.row0 + t.rows - 1 << " of A and columns " << t.col0 << "-"
+      << t.col0 + t.cols - 1 << " of the weights, every K; the reference recomputed (exact path).\n"
+      << "The output is the kernel's for those elements. Judge it (one tile, one block):\n  " << command << "\n"
+      << "or run a kernel on the fixture with the same config to see whether the tile fails on its own.\n";
+  std::printf("\nrepro: %s (fixture), %s (the tile's output)\n  %s\n", fixture.c_str(), output.c_str(), command.c_str());
+}
+
+int run_tiles(const TilesOptions& o) {
+  const GoldenPaths paths = default_golden_paths();
+  std::unique_ptr<KernelPlugin> kernel;
+  Cell cell;
+  cell.case_id = o.case_id;
+  cell.config = parse_config(o.config);
+  cell.order = "tiles";
+  const bool live = o.output.empty() && o.recording.empty();
+  if (live) {
+    const std::string why = gpu_unavailable_reason();
+    require(why.empty(), "no --output or --recording given, and no GPU to run the kernel on (", why, ")");
+    kernel = std::make_unique<KernelPlugin>(KernelPlugin::load(o.kernel));
+    cell.sms = o.sms > 0 ? o.sms : device_multiprocessors();
+  } else {
+    require(o.sms >= 1, "--sms ", o.sms, ": give the grid size the output was made with (at least 1)");
+    cell.sms = o.sms;
+  }
+  SuiteRunner runner(kernel.get(), paths);
+  const Fixture& f = runner.fixture(o.case_id);
+  cell.contract = o.contract.empty() ? f.spec.contract : parse_contract(o.contract);
+  validate_config(cell.config, f.spec.shape);
+
+  HalfMatrix got;
+  if (!o.output.empty()) {
+    got = h5::read_half_matrix(h5::File::open(o.output), "C", f.spec.shape.M, f.spec.shape.N);
+  } else if (!o.recording.empty()) {
+    got = recorded_output(o.recording, cell);
+  } else {
+    const KernelRun r = runner.execute(cell);
+    require(r.status.ok(), Name(cell.config), ": ", r.status.message);
+    got = r.C;
+  }
+  const Expectation e = cell.contract == f.spec.contract
+                            ? runner.expectation(cell)
+                            : make_expectation(f.A, f.weights, cell.contract,
+                                               make_schedule(f.spec.shape, cell.config, cell.sms), case_info(f, o.case_id));
+  const Comparison c = compare(e, got);
+  ReportOptions options;
+  if (!o.report.empty()) {
+    write_error_map(o.report, e, c);
+    options.error_map = o.report;
+  }
+  std::fputs(report(e, c, options).c_str(), stdout);
+
+  int index = worst_tile(c);
+  if (!o.tile.empty()) {
+    const auto [r, col] = parse_tile(o.tile);
+    require(r < e.grid.rows && col < e.grid.cols, "--tile ", o.tile, " is outside the ", e.grid.rows, " x ",
+            e.grid.cols, " tile grid");
+    index = r * e.grid.cols + col;
+  }
+  const TileInfo& tile = e.grid.tiles[index];
+  print_tile(e, c, tile, to_double(dequantize(e.w)));
+  if (!o.repro.empty()) write_repro(o.repro, f, c, tile, cell.sms, cell.config);
+  return c.passed() ? 0 : 1;
+}
+
+}  // namespace
+
+Command add_tiles(CLI::App& parent) {
+  CLI::App* app = parent.add_subcommand(
+      "tiles", "Debug one cell tile by tile: report, tile map, hints, the worst tile's elements with their A-row and "
+               "W-column magnitudes, and a repro fixture of that tile. Exit 0 pass, 1 mismatch, 2 bad input");
+  auto o = std::make_shared<TilesOptions>();
+  app->add_option("--case", o->case_id, "Catalogue case id")->required();
+  app->add_option("--config", o->config, "Kernel configuration, e.g. m1n8k8gcol")->required();
+  app->add_option("--contract", o->contract, "marlin or fp32 (default: the case's)");
+  app->add_option("--sms", o->sms, "Grid size (required with --output or --recording; live default: all SMs)");
+  app->add_option("--tile", o->tile, "Tile to detail, R,C (default: the worst)");
+  app->add_option("--output", o->output, "Output of any kernel: HDF5 dataset C, float16, (M, N) (docs/compare.md)");
+  app->add_option("--recording", o->recording, "Take the cell's output from this recording (tilecheck run --record)");
+  app->add_option("--kernel", o->kernel, "Kernel plugin for a live run (no --output or --recording)")
+      ->capture_default_str();
+  app->add_option("--repro", o->repro, "Write the tile's repro fixture, output and command into this directory");
+  app->add_option("--report", o->report, "Write the error map of the whole comparison here");
+  return {app, [o] { return run_tiles(*o); }};
+}
+
+}  // namespace tc::cli
