@@ -62,6 +62,12 @@ CellOutcome SuiteRunner::judge(const Cell& cell, const HalfMatrix& C, const Guar
   }
   out.status = c.passed() ? CellStatus::pass : CellStatus::fail;
   out.message = header_line(c.counts);
+  out.counts = c.counts;
+  const auto tier = [](const TierResult& t) {
+    return t.status == TierStatus::pass ? "pass" : t.status == TierStatus::fail ? "fail" : "n/a";
+  };
+  out.tiers = cat("t0=", tier(c.t0), " t1=", tier(c.t1), " t2=", tier(c.t2));
+  for (const Hint& h : c.hints) out.hints.emplace_back(name(h.kind));
   if (!c.passed() && !error_map_dir.empty()) {
     std::filesystem::create_directories(error_map_dir);
     out.error_map = error_map_dir + "/" + cell.name() + ".errmap.h5";

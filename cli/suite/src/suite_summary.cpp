@@ -98,6 +98,13 @@ void Summary::write_json(const std::string& path) const {
                      {"worst_utilization", o.worst_utilization},
                      {"seconds", o.seconds},
                      {"message", o.message},
+                     {"tiers", o.tiers},
+                     {"hints", o.hints},
+                     {"bound", o.counts.bound},
+                     {"nonfinite", o.counts.nonfinite},
+                     {"unwritten", o.counts.unwritten},
+                     {"guard", o.counts.guard},
+                     {"not_exact", o.counts.not_exact},
                      {"error_map", o.error_map}});
   }
   const nlohmann::json doc = {{"cells", cells},

@@ -25,6 +25,9 @@ struct CellOutcome {
   std::int32_t worst_ulp = 0;    // largest |ulp| over comparable elements
   double worst_utilization = 0;  // largest share of its bound any element used
   std::string message;           // header line, or the fault / error text
+  Counts counts;                 // per verdict (judged cells)
+  std::string tiers;             // "t0=pass t1=fail t2=n/a" (judged cells)
+  std::vector<std::string> hints;  // hint kinds the comparator found (tc::name(HintKind))
   std::string error_map;         // written for failing cells when an error-map directory is set
   double seconds = 0;
 };

@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""The mutation kill matrix: every mutant kernel (kernel/src/variants.h) against the suite's
+detectors, and the clean kernel against the same detectors, in one run on a GPU machine.
+
+    scripts/mutation-matrix.py --build build/gpu [--mutants 1,2,...] [--out docs/results/mutation.md]
+
+Build the mutants first: cmake --preset gpu -DTC_MUTANT_LIST="1;2;...;15" && cmake --build --preset gpu.
+Detectors, per kernel library:
+  matrix       tilecheck run --committed over a subset of the matrix (--filter): per cell the
+               comparator's verdicts: bound (T1), exact (T0 on exact cases), nonfinite,
+               unwritten (poison survived), guard (a write outside C), fault, error (e.g. the host
+               API refusing a workspace a previous launch left dirty)
+  determinism  kernel_gpu_tests --gtest_filter=Cases/Determinism.* (20 repeats bitwise equal)
+  racecheck    tests/sanitizer/run_sanitizer.py --tool racecheck over the reduced matrix
+  memcheck     the same with --tool memcheck
+A mutant is caught when any detector raises an alarm; the clean kernel must raise none. The report
+also says whether the comparator's hints named the mutant's cause (EXPECTED_HINTS) and the time each
+mutant took. Exit status 0 only if every mutant is caught and the clean kernel is clean.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# number -> (slug, description, hint kinds that name the cause)
+MUTANTS: Dict[int, tuple] = {
+    1: ("scales-in-reduce-scratch", "per-column scale slot inside the block-reduction scratch", {"scale_fetch", "whole_tiles"}),
+    2: ("no-scale-wait", "no cp.async wait before the per-column scales are read", {"scale_fetch"}),
+    3: ("no-stage-barrier", "no barrier after the pipeline stage wait", {"race"}),
+    4: ("wait-one-too-few", "wait_group leaves one group too many in flight", {"race"}),
+    5: ("shared-group-scale-slot", "group scales read from the group's first stage (vLLM race)", {"race", "scale_ratio"}),
+    6: ("no-writeout-barrier", "no barrier at the end of the write-out", {"race"}),
+    7: ("no-lock", "cross-block reduction without taking the lock", {"multi_slice", "race"}),
+    8: ("no-lock-reset", "last block does not reset its lock", set()),
+    9: ("no-row-predicate", "rows past M written on the last partial M tile", {"row_predication"}),
+    10: ("group-off-by-one", "scale group index off by one", {"scale_ratio"}),
+    11: ("zero-point-7", "zero point 7 instead of 8", {"wide_errors"}),
+    12: ("nibble-swap", "nibbles swapped in dequantization", {"whole_tiles"}),
+    13: ("round-toward-zero", "epilogue rounds toward zero", {"rounding_bias", "not_exact"}),
+    14: ("fp16-partials", "fp16 partial sums under the fp32 contract", {"multi_slice", "not_exact", "low_precision"}),
+    15: ("wrong-column-permutation", "per-column scales read with the grouped permutation", {"column_half", "scale_ratio"}),
+}
+DEFAULT_FILTER = r"_(m1n8k8|m2n16k4|m4n16k4)g[a-z0-9]+_[a-z0-9]+_[a-z0-9]+_sms(1|3|7|132)$"
+
+
+@dataclass
+class Result:
+    name: str
+    alarms: Dict[str, int] = field(default_factory=dict)  # detector -> count (cells, tests, hazards)
+    hints: set = field(default_factory=set)
+    seconds: Dict[str, float] = field(default_factory=dict)
+    notes: List[str] = field(default_factory=list)
+
+    def caught(self) -> bool:
+        return any(v > 0 for v in self.alarms.values())
+
+
+def run(command: List[str], env: Optional[dict], timeout: float) -> tuple:
+    start = time.monotonic()
+    try:
+        p = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                           timeout=timeout)
+        return p.returncode, p.stdout, time.monotonic() - start
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+        return None, out, time.monotonic() - start
+
+
+def matrix(result: Result, build: str, library: str, cell_filter: str, timeout: float) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        cells_json = os.path.join(tmp, "cells.json")
+        code, out, seconds = run([os.path.join(build, "cli", "tilecheck"), "run", "--kernel", library, "--committed",
+                                  "--filter", cell_filter, "--errmaps", "", "--json", cells_json], None, timeout)
+        result.seconds["matrix"] = seconds
+        if code is None:
+            result.alarms["hang"] = 1
+            result.notes.append(f"matrix run stopped after {timeout:.0f} s")
+            return
+        if not os.path.exists(cells_json):
+            result.alarms["crash"] = 1
+            result.notes.append(f"tilecheck run exited {code} without a summary: {out.strip()[-200:]}")
+            return
+        with open(cells_json) as f:
+            cells = json.load(f)["cells"]
+    for key in ("bound", "nonfinite", "unwritten", "guard"):
+        result.alarms[key] = sum(1 for c in cells if c.get(key, 0) > 0)
+    result.alarms["exact"] = sum(1 for c in cells if "t0=fail" in c.get("tiers", ""))
+    result.alarms["stats"] = sum(1 for c in cells if "t2=fail" in c.get("tiers", ""))
+    result.alarms["fault"] = sum(1 for c in cells if c["status"] == "FAULT")
+    result.alarms["error"] = sum(1 for c in cells if c["status"] == "ERROR")
+    for c in cells:
+        result.hints.update(c.get("hints", []))
+    result.notes.append(f"{len(cells)} cells")
+
+
+def determinism(result: Result, build: str, library: str, timeout: float) -> None:
+    env = dict(os.environ, TC_KERNEL=library, TC_ERRMAP_DIR="off")
+    code, out, seconds = run([os.path.join(build, "tests", "kernel", "kernel_gpu_tests"),
+                              "--gtest_filter=Cases/Determinism.*", "--gtest_brief=1"], env, timeout)
+    result.seconds["determinism"] = seconds
+    result.alarms["determinism"] = 1 if code != 0 else 0
+    if "race" in out or "differs" in out:
+        result.hints.add("race")
+
+
+def sanitizer(result: Result, build: str, library: str, tool: str, timeout: float) -> None:
+    code, out, seconds = run([sys.executable, os.path.join(ROOT, "tests", "sanitizer", "run_sanitizer.py"),
+                              "--tool", tool, "--suite", os.path.join(build, "tests", "suite", "suite_gpu_tests"),
+                              "--kernel", library, "--allowlist", os.path.join(ROOT, "tests", "sanitizer", "allowlist.txt"),
+                              "--timeout", str(timeout)], None, timeout + 30)
+    result.seconds[tool] = seconds
+    if code == 77:
+        result.notes.append(f"{tool} skipped: {out.strip().splitlines()[-1] if out.strip() else ''}")
+        return
+    result.alarms[tool] = 0 if code == 0 else 1
+
+
+def evaluate(name: str, build: str, library: str, args) -> Result:
+    r = Result(name)
+    print(f"== {name}: {library}", flush=True)
+    matrix(r, build, library, args.filter, args.timeout)
+    determinism(r, build, library, args.timeout)
+    for tool in ("racecheck", "memcheck"):
+        sanitizer(r, build, library, tool, args.timeout)
+    print(f"   alarms {r.alarms}  hints {sorted(r.hints)}  {sum(r.seconds.values()):.0f} s", flush=True)
+    return r
+
+
+def markdown(clean: Result, mutants: List[tuple], args) -> str:
+    detectors = ["bound", "exact", "stats", "nonfinite", "unwritten", "guard", "fault", "error", "hang", "crash",
+                 "determinism", "racecheck", "memcheck"]
+    lines = ["# Mutation kill matrix", "",
+             f"`scripts/mutation-matrix.py --build {args.build}`; matrix subset `--filter '{args.filter}'` over the "
+             "committed cases. A cell of the table counts the matrix cells (or 1 for a failed test) that raised that "
+             "alarm; `hint` says whether the comparator's hints named the cause.", "",
+             "| kernel | " + " | ".join(detectors) + " | caught | hint | seconds |",
+             "|---|" + "---|" * (len(detectors) + 3)]
+    rows = [("clean (upstream)", clean, set())] + [(f"{n} {MUTANTS[n][0]}", r, MUTANTS[n][2]) for n, r in mutants]
+    for label, r, want in rows:
+        cells = [str(r.alarms.get(d, "")) for d in detectors]
+        hint = "-" if not want else ("yes" if r.hints & want else "no")
+        caught = ("ALARM" if r.caught() else "clean") if label.startswith("clean") else ("yes" if r.caught() else "SURVIVED")
+        lines.append(f"| {label} | " + " | ".join(cells) + f" | {caught} | {hint} | {sum(r.seconds.values()):.0f} |")
+    lines += ["", "Mutants:", ""] + [f"- {n}: {MUTANTS[n][1]}" for n, _ in mutants]
+    notes = [f"- {label}: {'; '.join(r.notes)}" for label, r, _ in rows if r.notes]
+    return "\n".join(lines + (["", "Notes:", ""] + notes if notes else [])) + "\n"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--build", default="build/gpu", help="CMake build directory with the mutant libraries")
+    parser.add_argument("--mutants", default=",".join(str(n) for n in MUTANTS), help="comma-separated numbers")
+    parser.add_argument("--filter", default=DEFAULT_FILTER, help="tilecheck run --filter for the matrix detector")
+    parser.add_argument("--timeout", type=float, default=240, help="seconds per detector run")
+    parser.add_argument("--out", default="", help="write the markdown table here (default: print it)")
+    args = parser.parse_args()
+    try:
+        numbers = [int(x) for x in args.mutants.split(",") if x]
+    except ValueError:
+        parser.error(f"--mutants '{args.mutants}' is not a comma-separated list of numbers")
+    unknown = [n for n in numbers if n not in MUTANTS]
+    if unknown:
+        parser.error(f"unknown mutant(s) {unknown}: expected numbers in {sorted(MUTANTS)}")
+    if subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                      check=False).returncode != 0 if shutil.which("nvidia-smi") else True:
+        print("SKIPPED: mutation-matrix needs a GPU (nvidia-smi -L found none)")
+        return 77
+    kernel_dir = os.path.join(args.build, "kernel")
+    libraries = {n: os.path.join(kernel_dir, f"libtc_kernel_mut{n:02d}.so") for n in numbers}
+    missing = [p for p in [os.path.join(kernel_dir, "libtc_kernel_upstream.so")] + list(libraries.values())
+               if not os.path.isfile(p)]
+    if missing:
+        print(f"mutation-matrix: missing kernel libraries {missing}; build with -DTC_MUTANT_LIST", file=sys.stderr)
+        return 2
+    clean = evaluate("clean", args.build, os.path.join(kernel_dir, "libtc_kernel_upstream.so"), args)
+    results = [(n, evaluate(f"mutant {n}", args.build, libraries[n], args)) for n in numbers]
+    text = markdown(clean, results, args)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text)
+    print(text)
+    survivors = [n for n, r in results if not r.caught()]
+    if clean.caught():
+        print(f"mutation-matrix: the clean kernel raised alarms: {clean.alarms}", file=sys.stderr)
+    if survivors:
+        print(f"mutation-matrix: mutants survived: {survivors}", file=sys.stderr)
+    return 0 if not survivors and not clean.caught() else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

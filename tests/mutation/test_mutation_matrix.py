@@ -1,0 +1,47 @@
+"""The kill-matrix script's own logic, without a GPU: the table it writes and its verdicts."""
+import importlib.util
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SPEC = importlib.util.spec_from_file_location("mm", os.path.join(HERE, "..", "..", "scripts", "mutation-matrix.py"))
+mm = importlib.util.module_from_spec(SPEC)
+SPEC.loader.exec_module(mm)
+
+
+class Args:
+    build = "build/gpu"
+    filter = mm.DEFAULT_FILTER
+
+
+class KillMatrix(unittest.TestCase):
+    def test_every_mutant_has_a_slug_a_description_and_hint_kinds(self):
+        self.assertEqual(sorted(mm.MUTANTS), list(range(1, 16)))
+        for slug, text, hints in mm.MUTANTS.values():
+            self.assertRegex(slug, r"^[a-z0-9-]+$")
+            self.assertTrue(text)
+            self.assertIsInstance(hints, set)
+
+    def test_table_marks_survivors_and_alarms(self):
+        clean = mm.Result("clean", alarms={"bound": 0, "determinism": 0})
+        caught = mm.Result("m1", alarms={"bound": 12, "determinism": 0}, hints={"whole_tiles"}, seconds={"matrix": 3.0})
+        survived = mm.Result("m2", alarms={"bound": 0, "racecheck": 0}, hints=set())
+        text = mm.markdown(clean, [(1, caught), (2, survived)], Args())
+        self.assertIn("| clean (upstream) |", text)
+        self.assertIn("| 1 scales-in-reduce-scratch | 12 |", text)
+        row1 = next(line for line in text.splitlines() if line.startswith("| 1 "))
+        self.assertIn("| yes | yes | 3 |", row1)
+        row2 = next(line for line in text.splitlines() if line.startswith("| 2 "))
+        self.assertIn("SURVIVED", row2)
+        self.assertFalse(clean.caught())
+        self.assertTrue(caught.caught())
+
+    def test_an_alarm_on_the_clean_kernel_is_shown(self):
+        clean = mm.Result("clean", alarms={"bound": 1})
+        text = mm.markdown(clean, [], Args())
+        self.assertIn("ALARM", text)
+
+
+if __name__ == "__main__":
+    sys.exit(unittest.main())
