@@ -3,7 +3,8 @@
 // (tile map, hints), then for one tile (--tile R,C; default the worst) its attribution and its 16
 // worst elements with the magnitudes of their A row and dequantized W column, y*, S, the allowed
 // range and the value got; --repro writes a minimal fixture of that tile (its rows of A, its columns
-// of W, all of K) and the tile's output, which `tilecheck compare` accepts.
+// of W, all of K) and the tile's output, which `tilecheck compare` accepts; --bisect runs the dump
+// variant of the kernel and names the first k-tile, slice or reduction step that departs.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "commands.h"
+#include "tilecheck/bisect.h"
 #include "tilecheck/device_case.h"
 #include "tilecheck/error.h"
 #include "tilecheck/errormap.h"
@@ -38,6 +40,8 @@ struct TilesOptions {
   std::string kernel = TC_DEFAULT_KERNEL;
   std::string repro;     // directory for the tile's repro fixture
   std::string report;    // error map of the whole comparison
+  bool bisect = false;   // run the dump variant on the tile and find where it departs
+  std::string dump_kernel = TC_DEFAULT_DUMP_KERNEL;
 };
 
 std::pair<int, int> parse_tile(const std::string& text) {
@@ -158,7 +162,57 @@ void write_repro(const std::string& dir, const Fixture& f, const Comparison& c, 
   std::printf("\nrepro: %s (fixture), %s (the tile's output)\n  %s\n", fixture.c_str(), output.c_str(), command.c_str());
 }
 
+// K-bisection: runs the dump variant of the kernel on the cell, records the tile's running sums
+// after every k-tile and every reduction step, and finds where they first leave their bounds.
+void run_bisect(const TilesOptions& o, const Fixture& f, const Expectation& e, const Cell& cell, const TileInfo& t) {
+  const KernelPlugin dumper = KernelPlugin::load(o.dump_kernel);
+  require(dumper.can_dump(), o.dump_kernel, " is not a dump variant (it does not export tc_kernel_run_dump)");
+  const LaunchSchedule& launch = e.schedule.launches.at(t.launch);
+  const TileConfig& c = launch.config;
+  const int warp_rows = 32 / c.n_blocks, tile_elems = c.tile_m() * c.tile_n();
+  const std::size_t floats = static_cast<std::size_t>(launch.k_tiles * warp_rows + t.slice_count()) * tile_elems;
+  DeviceCase device(f.A, f.B_marlin, f.scales_marlin, f.spec.shape.group, cell.contract);
+  Workspace workspace;
+  Launch l;
+  l.config = cell.config;
+  l.sms = cell.sms;
+  std::size_t need = 0;
+  require(dumper.workspace_size(device.problem(l, workspace), need).ok(), "workspace size failed");
+  workspace.reserve(need);
+  DeviceBuffer dump(floats * sizeof(float));
+  dump.zero();
+  device.poison();
+  const RunResult r = dumper.run_dump(device.problem(l, workspace), t.launch, t.column, static_cast<float*>(dump.get()));
+  const KernelRun run = device.collect(l, r);
+  require(run.status.ok(), "the dump variant failed: ", run.status.message);
+  std::vector<float> host(floats);
+  dump.download(host.data(), floats * sizeof(float));
+  const auto tile_sum = [&](std::size_t first, int count) {  // sum of `count` consecutive tile records
+    F64Matrix m = F64Matrix::Zero(t.rows, t.cols);
+    for (int k = 0; k < count; ++k)
+      for (int r0 = 0; r0 < t.rows; ++r0)
+        for (int c0 = 0; c0 < t.cols; ++c0) m(r0, c0) += host[(first + k) * tile_elems + r0 * c.tile_n() + c0];
+    return m;
+  };
+  AccumulatorDump d;
+  d.after_k_tile.resize(launch.k_tiles);
+  for (const Slice& s : t.slices)
+    for (int kt = s.k_tile_begin; kt < s.k_tile_end; ++kt) d.after_k_tile[kt] = tile_sum(std::size_t(kt) * warp_rows, warp_rows);
+  if (t.slice_count() > 1)
+    for (int j = 0; j < t.slice_count(); ++j) d.after_step.push_back(tile_sum(std::size_t(launch.k_tiles) * warp_rows + j, 1));
+  bool output_failed = false;
+  for (int r0 = t.row0; r0 < t.row0 + t.rows; ++r0)
+    for (int c0 = t.col0; c0 < t.col0 + t.cols; ++c0) output_failed |= !admits(e.bounds.at(r0, c0), run.C(r0, c0));
+  const Departure dep = bisect(e, t, d, output_failed);
+  std::printf("\nK-bisection of tile (%d, %d) with %s (the dump variant's own output %s):\n  %s\n", t.tile_row,
+              t.tile_col, o.dump_kernel.c_str(), output_failed ? "fails" : "passes", dep.text.c_str());
+}
+
 int run_tiles(const TilesOptions& o) {
+  if (o.bisect) {
+    const std::string why = gpu_unavailable_reason();
+    require(why.empty(), "--bisect runs the dump variant of the kernel and needs a GPU (", why, ")");
+  }
   const GoldenPaths paths = default_golden_paths();
   std::unique_ptr<KernelPlugin> kernel;
   Cell cell;
@@ -212,6 +266,7 @@ int run_tiles(const TilesOptions& o) {
   const TileInfo& tile = e.grid.tiles[index];
   print_tile(e, c, tile, to_double(dequantize(e.w)));
   if (!o.repro.empty()) write_repro(o.repro, f, c, tile, cell.sms, cell.config);
+  if (o.bisect) run_bisect(o, f, e, cell, tile);
   return c.passed() ? 0 : 1;
 }
 
@@ -233,6 +288,9 @@ Command add_tiles(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--repro", o->repro, "Write the tile's repro fixture, output and command into this directory");
   app->add_option("--report", o->report, "Write the error map of the whole comparison here");
+  app->add_flag("--bisect", o->bisect, "K-bisection of the tile: run the dump variant of the kernel (GPU) and report "
+                                       "the first k-tile, slice or reduction step that departs from the reference");
+  app->add_option("--dump-kernel", o->dump_kernel, "The dump variant for --bisect")->capture_default_str();
   return {app, [o] { return run_tiles(*o); }};
 }
 

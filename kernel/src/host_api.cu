@@ -119,7 +119,15 @@ void check_locks_zero(const tc_problem* p, const Resolved& r, cudaStream_t strea
                                  "first use, and never share it between launches that may run at once"));
 }
 
-void launch_all(const tc_problem* p, const Resolved& r, int* trace, int trace_capacity) {
+struct Debug {  // optional recordings for the GPU tests and `tilecheck tiles --bisect`
+  int* trace = nullptr;
+  int trace_capacity = 0;
+  float* dump = nullptr;
+  int dump_launch = -1;
+  int dump_column = -1;
+};
+
+void launch_all(const tc_problem* p, const Resolved& r, const Debug& debug) {
   const auto stream = static_cast<cudaStream_t>(p->stream);
   const std::vector<LaunchPlan> plans = plan_launches(r.shape.M, r.config.m_blocks, r.max_par);
   // Every kernel first: a block waits on the lock of a block with a higher index, so all `sms`
@@ -154,8 +162,10 @@ void launch_all(const tc_problem* p, const Resolved& r, int* trace, int trace_ca
     args.C = static_cast<int4*>(p->C) + static_cast<std::size_t>(plan.row_begin) * r.shape.N / 8;
     args.locks = static_cast<int*>(p->workspace);
     args.partials = r.partial_bytes ? reinterpret_cast<float*>(static_cast<char*>(p->workspace) + r.lock_bytes) : nullptr;
-    args.trace = trace ? trace + l * r.sms * (1 + 5 * trace_capacity) : nullptr;
-    args.trace_capacity = trace_capacity;
+    args.trace = debug.trace ? debug.trace + l * r.sms * (1 + 5 * debug.trace_capacity) : nullptr;
+    args.trace_capacity = debug.trace_capacity;
+    args.dump = static_cast<int>(l) == debug.dump_launch ? debug.dump : nullptr;
+    args.dump_column = debug.dump_column;
     args.rows = plan.rows;
     args.N = r.shape.N;
     args.K = r.shape.K;
@@ -188,12 +198,11 @@ tc_status guarded(char* message, std::size_t capacity, Body&& body) {
 
 }  // namespace
 
-tc_status run_traced(const tc_problem* problem, int* trace, int trace_capacity, char* message,
-                     std::size_t capacity) {
+tc_status run_debug(const tc_problem* problem, const Debug& debug, char* message, std::size_t capacity) {
   return guarded(message, capacity, [&] {
     const Resolved r = resolve(problem);
     check_buffers(problem, r);
-    launch_all(problem, r, trace, trace_capacity);
+    launch_all(problem, r, debug);
   });
 }
 
@@ -224,12 +233,26 @@ tc_status tc_plugin_workspace_size(const tc_problem* problem, size_t* bytes, cha
 }
 
 tc_status tc_plugin_run(const tc_problem* problem, char* message, size_t message_capacity) {
-  return tc::kernel::run_traced(problem, nullptr, 0, message, message_capacity);
+  return tc::kernel::run_debug(problem, {}, message, message_capacity);
 }
 
 tc_status tc_kernel_run_traced(const tc_problem* problem, int* trace, int trace_capacity, char* message,
                                size_t message_capacity) {
-  return tc::kernel::run_traced(problem, trace, trace_capacity, message, message_capacity);
+  tc::kernel::Debug debug;
+  debug.trace = trace;
+  debug.trace_capacity = trace_capacity;
+  return tc::kernel::run_debug(problem, debug, message, message_capacity);
 }
+
+#if TC_ACC_DUMP
+tc_status tc_kernel_run_dump(const tc_problem* problem, int launch, int column, float* dump, char* message,
+                             size_t message_capacity) {
+  tc::kernel::Debug debug;
+  debug.dump = dump;
+  debug.dump_launch = launch;
+  debug.dump_column = column;
+  return tc::kernel::run_debug(problem, debug, message, message_capacity);
+}
+#endif
 
 }  // extern "C"

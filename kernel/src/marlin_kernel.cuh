@@ -73,7 +73,17 @@ struct KernelArgs {
   int K;
   int par;
   int contract;  // 0 marlin, 1 fp32 (tc_contract)
+  // The dump variant (TC_ACC_DUMP) only: for the tile of schedule column `dump_column`, each warp
+  // row's accumulators after every k-tile, then the running sum after every reduction step
+  // (layout: tilecheck/kernel_api.h, tc_kernel_run_dump).
+  float* dump;
+  int dump_column;
 };
+
+#ifndef TC_ACC_DUMP
+#define TC_ACC_DUMP 0
+#endif
+constexpr bool kAccDump = TC_ACC_DUMP;
 
 // Debug builds (TC_SPIN_BOUND=1): a block that polls a lock this often without progress traps
 // with a message naming the lock, so a lost lock ends the launch instead of hanging the process.
@@ -271,11 +281,24 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
 #pragma unroll
           for (int i = 0; i < 4; ++i) acc[mb][tile][b][i] = 0.0f;
     wait_stage();
+    [[maybe_unused]] const bool dumping = kAccDump && args.dump != nullptr && column == args.dump_column;
+    [[maybe_unused]] const int tile_elems = kTileRows * kTileCols;
     for (int it = 0; it < n_iters; ++it) {
       const int refill = it + kStages - 1;  // the stage read in iteration it - 1: free since the
       if (refill < n_iters) fetch_stage(refill % kStages, k_begin + refill);  // barrier below it
       cp_async_commit();
       compute_stage(it % kStages, it);
+      if constexpr (kAccDump) {  // this warp row's sums so far, in tile coordinates
+        if (dumping) {
+          float* d = args.dump + ((k_begin + it) * kWarpRows + warp_row) * tile_elems;
+          for (int mb = 0; mb < M_BLOCKS; ++mb)
+            for (int tile = 0; tile < 4; ++tile)
+              for (int b = 0; b < 2; ++b)
+                for (int i = 0; i < 4; ++i)
+                  d[(mb * 16 + lane / 4 + 8 * (i / 2)) * kTileCols + warp_col * 64 + tile * 16 + b * 8 +
+                    2 * (lane % 4) + i % 2] = acc[mb][tile][b][i];
+        }
+      }
       wait_stage();
     }
     cp_async_wait<0>();  // only empty groups remain
@@ -347,6 +370,12 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
               dst[2 * e] += f.x, dst[2 * e + 1] += f.y;
             }
           }
+        }
+      }
+      if constexpr (kAccDump) {  // the running sum after this reduction step
+        if (dumping) {
+          float* d = args.dump + ((k_tiles * kWarpRows) + slice_idx) * tile_elems;
+          for (int i = tid; i < tile_elems; i += kThreads) d[i] = sh_tile[i];
         }
       }
       if (!last) {

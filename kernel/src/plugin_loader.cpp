@@ -43,6 +43,7 @@ KernelPlugin KernelPlugin::load(const std::string& path) {
   k.workspace_size_ = symbol<decltype(k.workspace_size_)>(k.handle_, "tc_plugin_workspace_size", path, true);
   k.run_ = symbol<decltype(k.run_)>(k.handle_, "tc_plugin_run", path, true);
   k.traced_ = symbol<tc_kernel_run_traced_fn>(k.handle_, "tc_kernel_run_traced", path, false);
+  k.dump_ = symbol<tc_kernel_run_dump_fn>(k.handle_, "tc_kernel_run_dump", path, false);
   return k;
 }
 
@@ -71,6 +72,14 @@ RunResult KernelPlugin::run_traced(const tc_problem& problem, int* trace, int ca
   require(traced_ != nullptr, "kernel library ", path_, " does not export tc_kernel_run_traced");
   char message[kMessageCapacity] = {0};
   const tc_status s = traced_(&problem, trace, capacity, message, sizeof message);
+  return {s, message};
+}
+
+RunResult KernelPlugin::run_dump(const tc_problem& problem, int launch, int column, float* dump) const {
+  require(dump_ != nullptr, "kernel library ", path_, " does not export tc_kernel_run_dump (build the dump variant: "
+          "libtc_kernel_upstream_dump.so, preset gpu)");
+  char message[kMessageCapacity] = {0};
+  const tc_status s = dump_(&problem, launch, column, dump, message, sizeof message);
   return {s, message};
 }
 

@@ -29,6 +29,9 @@ class KernelPlugin {
   bool can_trace() const { return traced_ != nullptr; }
   // Only for libraries that export tc_kernel_run_traced (ours); throws otherwise.
   RunResult run_traced(const tc_problem& problem, int* trace, int capacity) const;
+  bool can_dump() const { return dump_ != nullptr; }
+  // Only for our dump variant (tc_kernel_run_dump); throws otherwise.
+  RunResult run_dump(const tc_problem& problem, int launch, int column, float* dump) const;
 
  private:
   std::string path_;
@@ -37,6 +40,7 @@ class KernelPlugin {
   tc_status (*workspace_size_)(const tc_problem*, size_t*, char*, size_t) = nullptr;
   tc_status (*run_)(const tc_problem*, char*, size_t) = nullptr;
   tc_kernel_run_traced_fn traced_ = nullptr;
+  tc_kernel_run_dump_fn dump_ = nullptr;
 };
 
 const char* status_name(tc_status s);
