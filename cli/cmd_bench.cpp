@@ -1,8 +1,10 @@
-// `tilecheck bench`: times a kernel library (any plugin; ours by default) on one shape per
+// `tilecheck bench`: times kernel libraries (any plugin; ours by default) on one shape per
 // configuration, and prints the ratio to two ceilings measured in the same run: a device-to-device
 // copy (bandwidth) and cuBLAS fp16 on the same shape. Method: weights rotated over --rotate-mb of
 // copies so the L2 cannot hold them; one CUDA graph of calls (one per copy) replayed --repeats
-// times between CUDA events; the median per call is reported.
+// times between CUDA events; the median per call is reported. Several --kernel libraries are
+// timed A/B/A/B: --rounds rounds, each timing every library once, so clock drift cannot pose as a
+// difference; the spread across rounds is printed next to the median of the round medians.
 #include <algorithm>
 #include <cstdio>
 #include <map>
@@ -53,9 +55,13 @@ void fill(void* device, size_t bytes, std::uint64_t seed, bool half_range, int c
     cuda(cudaMemcpy(static_cast<char*>(device) + c * bytes, device, bytes, cudaMemcpyDeviceToDevice), "copy");
 }
 
-// Median seconds per call of `calls` captured into one graph by `record`, over `repeats` replays.
+// Seconds per call of `calls` captured into one graph by `record`, over `repeats` replays.
+struct Timing {
+  double median = 0, p10 = 0, p90 = 0;
+};
+
 template <typename Record>
-double time_graph(cudaStream_t stream, int calls, int repeats, Record&& record) {
+Timing time_graph(cudaStream_t stream, int calls, int repeats, Record&& record) {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
   cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
@@ -81,11 +87,15 @@ double time_graph(cudaStream_t stream, int calls, int repeats, Record&& record) 
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);
   std::sort(seconds.begin(), seconds.end());
-  return seconds[seconds.size() / 2];
+  const auto at = [&](double q) { return seconds[static_cast<size_t>(q * (seconds.size() - 1) + 0.5)]; };
+  return {at(0.5), at(0.1), at(0.9)};
 }
 
 struct BenchOptions {
-  std::string kernel = TC_DEFAULT_KERNEL;
+  std::vector<std::string> kernels{TC_DEFAULT_KERNEL};
+  int M = 0;       // 0: 16 * m_blocks of each configuration
+  int sms = 0;     // 0: every multiprocessor
+  int rounds = 1;
   int K = 8192, N = 8192;
   std::vector<std::string> configs;  // empty: every configuration of the library
   std::string contract = "fp32";
@@ -95,10 +105,15 @@ struct BenchOptions {
 };
 
 int run_bench(const BenchOptions& o) {
-  const KernelPlugin kernel = KernelPlugin::load(o.kernel);
+  require(!o.kernels.empty(), "--kernel: at least one kernel library");
+  std::vector<KernelPlugin> kernels;
+  for (const std::string& path : o.kernels) kernels.push_back(KernelPlugin::load(path));
+  const KernelPlugin& kernel = kernels.front();
   const Contract contract = parse_contract(o.contract);
   require(o.repeats >= 3, "--repeats ", o.repeats, " (expected at least 3)");
   require(o.rotate_mb >= 1, "--rotate-mb ", o.rotate_mb, " (expected at least 1)");
+  require(o.rounds >= 1, "--rounds ", o.rounds, " (expected at least 1)");
+  require(o.M >= 0 && o.sms >= 0, "-M ", o.M, " and --sms ", o.sms, " must not be negative");
   std::vector<TileConfig> configs;
   if (o.configs.empty()) {
     configs = kernel.configs();
@@ -124,15 +139,19 @@ int run_bench(const BenchOptions& o) {
   cuda(cudaMemset(copy_src.ptr, 1, copy_bytes), "memset");
   const double copy_s = time_graph(stream, 4, o.repeats, [&](int) {
     cuda(cudaMemcpyAsync(copy_dst.ptr, copy_src.ptr, copy_bytes, cudaMemcpyDeviceToDevice, stream), "copy");
-  });
+  }).median;
   const double copy_tbs = 2.0 * copy_bytes / copy_s / 1e12;
   std::printf("device: %s, %d SMs, L2 %d MB, driver %d.%d, runtime %d.%d\n", prop.name, prop.multiProcessorCount,
               prop.l2CacheSize >> 20, driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
-  std::printf("kernel: %s (%s), contract %s; weights rotated over %d MB; median of %d graph replays\n",
-              kernel.info().name, kernel.info().variant, o.contract.c_str(), o.rotate_mb, o.repeats);
+  for (const KernelPlugin& k : kernels)
+    std::printf("kernel: %s (%s) from %s\n", k.info().name, k.info().variant, k.path().c_str());
+  std::printf("contract %s; weights rotated over %d MB; median of %d graph replays%s\n", o.contract.c_str(),
+              o.rotate_mb, o.repeats,
+              o.rounds > 1 ? cat(", median over ", o.rounds, " interleaved rounds (spread: min-max of the rounds)").c_str()
+                           : " (spread: p10-p90 of the replays)");
   std::printf("device-to-device copy: %.2f TB/s (read + write)\n\n", copy_tbs);
-  std::printf("%-12s %5s %6s %6s %5s %9s %7s %7s %10s %8s\n", "config", "M", "K", "N", "group", "us", "TB/s",
-              "%copy", "cuBLAS us", "speedup");
+  std::printf("%-12s %-10s %5s %6s %6s %5s %4s %9s %15s %7s %7s %10s %8s\n", "config", "variant", "M", "K", "N",
+              "group", "sms", "us", "spread us", "TB/s", "%copy", "cuBLAS us", "speedup");
 
   cublasHandle_t handle = nullptr;
   if (o.cublas) {
@@ -143,7 +162,7 @@ int run_bench(const BenchOptions& o) {
   std::map<int, double> cublas_by_m;
   for (const TileConfig& config : configs) {
     const int group = config.group_blocks < 0 ? -1 : 16 * config.group_blocks;
-    const int M = 16 * config.m_blocks;
+    const int M = o.M > 0 ? o.M : 16 * config.m_blocks;
     validate_config(config, {M, N, K, group});
     const size_t b_bytes = static_cast<size_t>(K) * N / 2, s_bytes = static_cast<size_t>(scale_rows(K, group)) * N * 2;
     const int copies = std::max<int>(2, static_cast<int>((static_cast<size_t>(o.rotate_mb) << 20) / (b_bytes + s_bytes)) + 1);
@@ -159,22 +178,32 @@ int run_bench(const BenchOptions& o) {
     q.config = {config.m_blocks, config.n_blocks, config.k_blocks, config.group_blocks};
     q.A = A.ptr, q.C = C.ptr, q.B = B.ptr, q.scales = S.ptr;
     q.stream = stream;
+    q.sms = o.sms;
     q.flags = TC_FLAG_SKIP_WORKSPACE_CHECK;
     size_t ws_bytes = 0;
-    const RunResult sized = kernel.workspace_size(q, ws_bytes);
-    require(sized.ok(), "workspace size for ", Name(config), ": ", sized.message);
+    for (const KernelPlugin& k : kernels) {
+      size_t need = 0;
+      const RunResult sized = k.workspace_size(q, need);
+      require(sized.ok(), "workspace size for ", Name(config), ": ", sized.message);
+      ws_bytes = std::max(ws_bytes, need);
+    }
     Buffer workspace(ws_bytes);
     cuda(cudaMemset(workspace.ptr, 0, ws_bytes), "memset");
     q.workspace = workspace.ptr, q.workspace_bytes = ws_bytes;
-    const RunResult check = kernel.run(q);  // once outside the graph, to report errors plainly
-    require(check.ok(), Name(config), ": ", status_name(check.status), ": ", check.message);
-    cuda(cudaStreamSynchronize(stream), "kernel");
-    const double ours = time_graph(stream, copies, o.repeats, [&](int i) {
-      q.B = static_cast<char*>(B.ptr) + i * b_bytes;
-      q.scales = static_cast<char*>(S.ptr) + i * s_bytes;
-      const RunResult r = kernel.run(q);
-      require(r.ok(), Name(config), ": ", r.message);
-    });
+    std::vector<std::vector<Timing>> timings(kernels.size());  // [kernel][round]
+    for (int round = 0; round < o.rounds; ++round) {
+      for (size_t k = 0; k < kernels.size(); ++k) {
+        const RunResult check = kernels[k].run(q);  // once outside the graph, to report errors plainly
+        require(check.ok(), Name(config), ": ", status_name(check.status), ": ", check.message);
+        cuda(cudaStreamSynchronize(stream), "kernel");
+        timings[k].push_back(time_graph(stream, copies, o.repeats, [&](int i) {
+          q.B = static_cast<char*>(B.ptr) + i * b_bytes;
+          q.scales = static_cast<char*>(S.ptr) + i * s_bytes;
+          const RunResult r = kernels[k].run(q);
+          require(r.ok(), Name(config), ": ", r.message);
+        }));
+      }
+    }
     const double bytes = double(b_bytes + s_bytes) + 2.0 * M * K + 2.0 * M * N;
     double& theirs = cublas_by_m[M];  // cuBLAS depends on the shape only: time it once per M
     if (handle && theirs == 0) {  // cuBLAS fp16 on fp16 weights, rotated likewise; C^T = W^T A^T in column-major
@@ -188,11 +217,20 @@ int run_bench(const BenchOptions& o) {
                           CUDA_R_16F, N, A.ptr, CUDA_R_16F, K, &zero, C.ptr, CUDA_R_16F, N, CUBLAS_COMPUTE_32F,
                           CUBLAS_GEMM_DEFAULT),
              "cublasGemmEx");
-      });
+      }).median;
     }
-    std::printf("%-12s %5d %6d %6d %5d %9.1f %7.2f %6.0f%% %10.1f %7.2fx\n", Name(config).c_str(), M, K, N, group,
-                ours * 1e6, bytes / ours / 1e12, 100 * bytes / ours / 1e12 / copy_tbs, theirs * 1e6,
-                theirs > 0 ? theirs / ours : 0.0);
+    const int grid = o.sms > 0 ? o.sms : prop.multiProcessorCount;
+    for (size_t k = 0; k < kernels.size(); ++k) {
+      std::vector<double> medians;
+      for (const Timing& t : timings[k]) medians.push_back(t.median);
+      std::sort(medians.begin(), medians.end());
+      const double ours = medians[medians.size() / 2];
+      const double lo = o.rounds > 1 ? medians.front() : timings[k].front().p10;
+      const double hi = o.rounds > 1 ? medians.back() : timings[k].front().p90;
+      std::printf("%-12s %-10s %5d %6d %6d %5d %4d %9.2f %7.2f-%-7.2f %7.2f %6.0f%% %10.1f %7.2fx\n",
+                  Name(config).c_str(), kernels[k].info().variant, M, K, N, group, grid, ours * 1e6, lo * 1e6, hi * 1e6,
+                  bytes / ours / 1e12, 100 * bytes / ours / 1e12 / copy_tbs, theirs * 1e6, theirs > 0 ? theirs / ours : 0.0);
+    }
     std::fflush(stdout);
   }
   if (handle) cublasDestroy(handle);
@@ -204,9 +242,13 @@ int run_bench(const BenchOptions& o) {
 
 Command add_bench(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
-      "bench", "Time a kernel library per configuration against a device-to-device copy and cuBLAS fp16");
+      "bench", "Time kernel libraries per configuration (A/B/A/B when several) against a device-to-device copy and cuBLAS fp16");
   auto o = std::make_shared<BenchOptions>();
-  app->add_option("--kernel", o->kernel, "Kernel plugin library")->capture_default_str();
+  app->add_option("--kernel", o->kernels, "Kernel plugin library; repeat it to time several A/B/A/B")
+      ->capture_default_str();
+  app->add_option("-M", o->M, "Rows M (default: 16 * m_blocks of each configuration)");
+  app->add_option("--sms", o->sms, "Grid size (default: every multiprocessor); sets how many blocks share a column");
+  app->add_option("--rounds", o->rounds, "Interleaved rounds over the kernels")->capture_default_str();
   app->add_option("-K", o->K, "Depth K")->capture_default_str();
   app->add_option("-N", o->N, "Width N")->capture_default_str();
   app->add_option("--config", o->configs, "Configurations, e.g. m1n8k8g8 (default: all of the library)");
