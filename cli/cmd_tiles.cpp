@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "tilecheck/bisect.h"
 #include "tilecheck/device_case.h"
+#include "tilecheck/dump_run.h"
 #include "tilecheck/error.h"
 #include "tilecheck/errormap.h"
 #include "tilecheck/marlin_format.h"
@@ -166,44 +167,15 @@ void write_repro(const std::string& dir, const Fixture& f, const Comparison& c, 
 // after every k-tile and every reduction step, and finds where they first leave their bounds.
 void run_bisect(const TilesOptions& o, const Fixture& f, const Expectation& e, const Cell& cell, const TileInfo& t) {
   const KernelPlugin dumper = KernelPlugin::load(o.dump_kernel);
-  require(dumper.can_dump(), o.dump_kernel, " is not a dump variant (it does not export tc_kernel_run_dump)");
-  const LaunchSchedule& launch = e.schedule.launches.at(t.launch);
-  const TileConfig& c = launch.config;
-  const int warp_rows = 32 / c.n_blocks, tile_elems = c.tile_m() * c.tile_n();
-  const std::size_t floats = static_cast<std::size_t>(launch.k_tiles * warp_rows + t.slice_count()) * tile_elems;
-  DeviceCase device(f.A, f.B_marlin, f.scales_marlin, f.spec.shape.group, cell.contract);
-  Workspace workspace;
   Launch l;
   l.config = cell.config;
   l.sms = cell.sms;
-  std::size_t need = 0;
-  require(dumper.workspace_size(device.problem(l, workspace), need).ok(), "workspace size failed");
-  workspace.reserve(need);
-  DeviceBuffer dump(floats * sizeof(float));
-  dump.zero();
-  device.poison();
-  const RunResult r = dumper.run_dump(device.problem(l, workspace), t.launch, t.column, static_cast<float*>(dump.get()));
-  const KernelRun run = device.collect(l, r);
-  require(run.status.ok(), "the dump variant failed: ", run.status.message);
-  std::vector<float> host(floats);
-  dump.download(host.data(), floats * sizeof(float));
-  const auto tile_sum = [&](std::size_t first, int count) {  // sum of `count` consecutive tile records
-    F64Matrix m = F64Matrix::Zero(t.rows, t.cols);
-    for (int k = 0; k < count; ++k)
-      for (int r0 = 0; r0 < t.rows; ++r0)
-        for (int c0 = 0; c0 < t.cols; ++c0) m(r0, c0) += host[(first + k) * tile_elems + r0 * c.tile_n() + c0];
-    return m;
-  };
-  AccumulatorDump d;
-  d.after_k_tile.resize(launch.k_tiles);
-  for (const Slice& s : t.slices)
-    for (int kt = s.k_tile_begin; kt < s.k_tile_end; ++kt) d.after_k_tile[kt] = tile_sum(std::size_t(kt) * warp_rows, warp_rows);
-  if (t.slice_count() > 1)
-    for (int j = 0; j < t.slice_count(); ++j) d.after_step.push_back(tile_sum(std::size_t(launch.k_tiles) * warp_rows + j, 1));
+  const DumpRun d = record_accumulators(dumper, f, cell.contract, l, e.schedule, t);
+  require(d.run.status.ok(), "the dump variant failed: ", d.run.status.message);
   bool output_failed = false;
   for (int r0 = t.row0; r0 < t.row0 + t.rows; ++r0)
-    for (int c0 = t.col0; c0 < t.col0 + t.cols; ++c0) output_failed |= !admits(e.bounds.at(r0, c0), run.C(r0, c0));
-  const Departure dep = bisect(e, t, d, output_failed);
+    for (int c0 = t.col0; c0 < t.col0 + t.cols; ++c0) output_failed |= !admits(e.bounds.at(r0, c0), d.run.C(r0, c0));
+  const Departure dep = bisect(e, t, d.dump, output_failed);
   std::printf("\nK-bisection of tile (%d, %d) with %s (the dump variant's own output %s):\n  %s\n", t.tile_row,
               t.tile_col, o.dump_kernel.c_str(), output_failed ? "fails" : "passes", dep.text.c_str());
 }

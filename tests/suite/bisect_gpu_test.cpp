@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "../kernel/gpu_test.h"
-#include "tilecheck/bisect.h"
+#include "tilecheck/dump_run.h"
 #include "tilecheck/golden.h"
 #include "tilecheck/suite_runner.h"
 
@@ -22,37 +22,13 @@ TEST(BisectOnGpu, TheCorrectKernelsRunningSumsStayInBounds) {
     const Expectation e = runner.expectation(cell);
     const TileInfo& t = e.grid.tiles[3];
     ASSERT_GT(t.slice_count(), 1) << id << ": the tile must be split across blocks";
-    const LaunchSchedule& launch = e.schedule.launches[t.launch];
-    const int warp_rows = 32 / config.n_blocks, elems = launch.config.tile_m() * config.tile_n();
-    DeviceCase device(f.A, f.B_marlin, f.scales_marlin, f.spec.shape.group, f.spec.contract);
-    Workspace workspace;
     Launch l;
     l.config = config;
     l.sms = cell.sms;
-    std::size_t need = 0;
-    ASSERT_TRUE(dumper.workspace_size(device.problem(l, workspace), need).ok());
-    workspace.reserve(need);
-    const std::size_t floats = std::size_t(launch.k_tiles * warp_rows + t.slice_count()) * elems;
-    DeviceBuffer dump(floats * sizeof(float));
-    dump.zero();
-    device.poison();
-    const KernelRun run =
-        device.collect(l, dumper.run_dump(device.problem(l, workspace), t.launch, t.column, static_cast<float*>(dump.get())));
-    ASSERT_TRUE(run.status.ok()) << run.status.message;
-    std::vector<float> host(floats);
-    dump.download(host.data(), floats * sizeof(float));
-    AccumulatorDump d;
-    d.after_k_tile.resize(launch.k_tiles);
-    const auto sum = [&](std::size_t first, int count) {
-      F64Matrix m = F64Matrix::Zero(t.rows, t.cols);
-      for (int k = 0; k < count; ++k)
-        for (int r = 0; r < t.rows; ++r)
-          for (int c = 0; c < t.cols; ++c) m(r, c) += host[(first + k) * elems + r * config.tile_n() + c];
-      return m;
-    };
-    for (const Slice& s : t.slices)
-      for (int kt = s.k_tile_begin; kt < s.k_tile_end; ++kt) d.after_k_tile[kt] = sum(std::size_t(kt) * warp_rows, warp_rows);
-    for (int j = 0; j < t.slice_count(); ++j) d.after_step.push_back(sum(std::size_t(launch.k_tiles) * warp_rows + j, 1));
+    DumpRun recorded = record_accumulators(dumper, f, f.spec.contract, l, e.schedule, t);
+    ASSERT_TRUE(recorded.run.status.ok()) << recorded.run.status.message;
+    AccumulatorDump& d = recorded.dump;
+    ASSERT_EQ(static_cast<int>(d.after_step.size()), t.slice_count());
     const Departure dep = bisect(e, t, d, false);
     EXPECT_EQ(dep.stage, Departure::Stage::none) << id << ": " << dep.text;
     // Planting an error in the recorded data must be found: the check can fail.
