@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "tilecheck/contract.h"
+#include "tilecheck/device_case.h"
 #include "tilecheck/error.h"
 #include "tilecheck/plugin_loader.h"
 #include "tilecheck/rng.h"
@@ -31,14 +32,6 @@ void cuda(cudaError_t e, const char* what) {
 void blas(cublasStatus_t s, const char* what) {
   if (s != CUBLAS_STATUS_SUCCESS) throw Error(cat(what, ": cuBLAS status ", int(s)));
 }
-
-struct Buffer {
-  void* ptr = nullptr;
-  explicit Buffer(size_t bytes) { cuda(cudaMalloc(&ptr, bytes), "cudaMalloc"); }
-  ~Buffer() { cudaFree(ptr); }
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-};
 
 // Fills `copies` consecutive device buffers of `bytes` each with the same 16-bit words from the
 // counter RNG: `half_range` gives fp16 values of about +-1 (random codes otherwise), so nothing
@@ -120,10 +113,9 @@ int run_bench(const BenchOptions& o) {
   } else {
     for (const std::string& name : o.configs) configs.push_back(parse_config(name));
   }
-  int device = 0, count = 0;
-  const cudaError_t found = cudaGetDeviceCount(&count);
-  require(found == cudaSuccess && count > 0, "tilecheck bench needs a CUDA GPU; none is usable here (",
-          found == cudaSuccess ? "no device" : cudaGetErrorString(found), ")");
+  const std::string why = gpu_unavailable_reason();
+  require(why.empty(), "tilecheck bench needs a CUDA GPU (", why, ")");
+  int device = 0;
   cudaDeviceProp prop{};
   cuda(cudaGetDevice(&device), "cudaGetDevice");
   cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
@@ -135,10 +127,10 @@ int run_bench(const BenchOptions& o) {
 
   // Ceiling 1: device-to-device copy of half the rotation size (bytes read + bytes written).
   const size_t copy_bytes = static_cast<size_t>(o.rotate_mb) << 19;
-  Buffer copy_src(copy_bytes), copy_dst(copy_bytes);
-  cuda(cudaMemset(copy_src.ptr, 1, copy_bytes), "memset");
+  DeviceBuffer copy_src(copy_bytes), copy_dst(copy_bytes);
+  cuda(cudaMemset(copy_src.get(), 1, copy_bytes), "memset");
   const double copy_s = time_graph(stream, 4, o.repeats, [&](int) {
-    cuda(cudaMemcpyAsync(copy_dst.ptr, copy_src.ptr, copy_bytes, cudaMemcpyDeviceToDevice, stream), "copy");
+    cuda(cudaMemcpyAsync(copy_dst.get(), copy_src.get(), copy_bytes, cudaMemcpyDeviceToDevice, stream), "copy");
   }).median;
   const double copy_tbs = 2.0 * copy_bytes / copy_s / 1e12;
   std::printf("device: %s, %d SMs, L2 %d MB, driver %d.%d, runtime %d.%d\n", prop.name, prop.multiProcessorCount,
@@ -166,17 +158,17 @@ int run_bench(const BenchOptions& o) {
     validate_config(config, {M, N, K, group});
     const size_t b_bytes = static_cast<size_t>(K) * N / 2, s_bytes = static_cast<size_t>(scale_rows(K, group)) * N * 2;
     const int copies = std::max<int>(2, static_cast<int>((static_cast<size_t>(o.rotate_mb) << 20) / (b_bytes + s_bytes)) + 1);
-    Buffer A(static_cast<size_t>(M) * K * 2), C(static_cast<size_t>(M) * N * 2);
-    Buffer B(copies * b_bytes), S(copies * s_bytes);
-    fill(A.ptr, static_cast<size_t>(M) * K * 2, 1, true);
-    fill(B.ptr, b_bytes, 2, false, copies);
-    fill(S.ptr, s_bytes, 3, true, copies);
+    DeviceBuffer A(static_cast<size_t>(M) * K * 2), C(static_cast<size_t>(M) * N * 2);
+    DeviceBuffer B(copies * b_bytes), S(copies * s_bytes);
+    fill(A.get(), static_cast<size_t>(M) * K * 2, 1, true);
+    fill(B.get(), b_bytes, 2, false, copies);
+    fill(S.get(), s_bytes, 3, true, copies);
     tc_problem q{};
     q.abi_version = TC_PLUGIN_ABI_VERSION;
     q.M = M, q.N = N, q.K = K, q.group = group;
     q.contract = contract == Contract::marlin ? TC_CONTRACT_MARLIN : TC_CONTRACT_FP32;
     q.config = {config.m_blocks, config.n_blocks, config.k_blocks, config.group_blocks};
-    q.A = A.ptr, q.C = C.ptr, q.B = B.ptr, q.scales = S.ptr;
+    q.A = A.get(), q.C = C.get(), q.B = B.get(), q.scales = S.get();
     q.stream = stream;
     q.sms = o.sms;
     q.flags = TC_FLAG_SKIP_WORKSPACE_CHECK;
@@ -187,9 +179,9 @@ int run_bench(const BenchOptions& o) {
       require(sized.ok(), "workspace size for ", Name(config), ": ", sized.message);
       ws_bytes = std::max(ws_bytes, need);
     }
-    Buffer workspace(ws_bytes);
-    cuda(cudaMemset(workspace.ptr, 0, ws_bytes), "memset");
-    q.workspace = workspace.ptr, q.workspace_bytes = ws_bytes;
+    DeviceBuffer workspace(ws_bytes);
+    workspace.zero();
+    q.workspace = workspace.get(), q.workspace_bytes = ws_bytes;
     std::vector<std::vector<Timing>> timings(kernels.size());  // [kernel][round]
     for (int round = 0; round < o.rounds; ++round) {
       for (size_t k = 0; k < kernels.size(); ++k) {
@@ -197,8 +189,8 @@ int run_bench(const BenchOptions& o) {
         require(check.ok(), Name(config), ": ", status_name(check.status), ": ", check.message);
         cuda(cudaStreamSynchronize(stream), "kernel");
         timings[k].push_back(time_graph(stream, copies, o.repeats, [&](int i) {
-          q.B = static_cast<char*>(B.ptr) + i * b_bytes;
-          q.scales = static_cast<char*>(S.ptr) + i * s_bytes;
+          q.B = static_cast<char*>(B.get()) + i * b_bytes;
+          q.scales = static_cast<char*>(S.get()) + i * s_bytes;
           const RunResult r = kernels[k].run(q);
           require(r.ok(), Name(config), ": ", r.message);
         }));
@@ -209,12 +201,12 @@ int run_bench(const BenchOptions& o) {
     if (handle && theirs == 0) {  // cuBLAS fp16 on fp16 weights, rotated likewise; C^T = W^T A^T in column-major
       const size_t w_bytes = static_cast<size_t>(K) * N * 2;
       const int w_copies = std::max<int>(2, static_cast<int>((static_cast<size_t>(o.rotate_mb) << 20) / w_bytes) + 1);
-      Buffer W(w_copies * w_bytes);
-      fill(W.ptr, w_bytes, 4, true, w_copies);
+      DeviceBuffer W(w_copies * w_bytes);
+      fill(W.get(), w_bytes, 4, true, w_copies);
       const float one = 1.0f, zero = 0.0f;
       theirs = time_graph(stream, w_copies, o.repeats, [&](int i) {
-        blas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, static_cast<char*>(W.ptr) + i * w_bytes,
-                          CUDA_R_16F, N, A.ptr, CUDA_R_16F, K, &zero, C.ptr, CUDA_R_16F, N, CUBLAS_COMPUTE_32F,
+        blas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, static_cast<char*>(W.get()) + i * w_bytes,
+                          CUDA_R_16F, N, A.get(), CUDA_R_16F, K, &zero, C.get(), CUDA_R_16F, N, CUBLAS_COMPUTE_32F,
                           CUBLAS_GEMM_DEFAULT),
              "cublasGemmEx");
       }).median;

@@ -8,12 +8,12 @@
 
 #include <gtest/gtest.h>
 
+#include "../common/test_inputs.h"
 #include "gpu_test.h"
 #include "tilecheck/marlin_format.h"
 #include "tilecheck/compare_gtest.h"
 #include "tilecheck/poison.h"
 #include "tilecheck/gemm.h"
-#include "tilecheck/rng.h"
 
 namespace tc {
 namespace {
@@ -38,14 +38,7 @@ struct Problem {
 };
 
 Problem normal_problem(int M, int N, int K, int group, std::uint64_t seed) {
-  Problem p;
-  const CounterRng ra(seed, "A"), rw(seed, "W");
-  p.A.resize(M, K);
-  for (Eigen::Index i = 0; i < p.A.size(); ++i) p.A.data()[i] = round_to_half(std::ldexp(double(ra.normal_units(i)), -32));
-  F64Matrix W(K, N);
-  for (Eigen::Index i = 0; i < W.size(); ++i) W.data()[i] = std::ldexp(double(rw.normal_units(i)), -32);
-  p.w = quantize(W, group);
-  return p;
+  return {testing::normal_half(M, K, seed, "A"), testing::normal_weights(K, N, group, seed)};
 }
 
 class KernelSmoke : public ::testing::TestWithParam<SmokeParam> {};

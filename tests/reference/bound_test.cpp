@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "tilecheck/gemm.h"
-#include "test_inputs.h"
+#include "../common/test_inputs.h"
 
 namespace tc {
 namespace {

@@ -6,7 +6,7 @@
 
 #include "tilecheck/bound.h"
 #include "tilecheck/error.h"
-#include "test_inputs.h"
+#include "../common/test_inputs.h"
 
 namespace tc {
 namespace {
