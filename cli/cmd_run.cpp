@@ -16,6 +16,7 @@
 #include "tilecheck/error.h"
 #include "tilecheck/fixture.h"
 #include "tilecheck/golden.h"
+#include "tilecheck/judge_pool.h"
 #include "tilecheck/recording.h"
 #include "tilecheck/suite_summary.h"
 
@@ -31,6 +32,7 @@ struct RunOptions {
   std::string record;     // write the outputs of the cells run here as a recording
   bool reduced = false;
   bool committed = false;  // only cases whose golden file is committed
+  unsigned threads = 0;    // judging threads (0: one per hardware thread)
 };
 
 // One progress line every few seconds, so long runs show they are alive.
@@ -39,7 +41,8 @@ class Progress {
   explicit Progress(std::size_t total) : total_(total), start_(std::chrono::steady_clock::now()), last_(start_) {}
   void step(std::size_t done, const Cell& cell) {
     const auto now = std::chrono::steady_clock::now();
-    if (done != total_ && now - last_ < std::chrono::seconds(3)) return;
+    if (done == total_ ? ended_ : now - last_ < std::chrono::seconds(3)) return;
+    ended_ = done == total_;
     last_ = now;
     std::fprintf(stderr, "  [%zu/%zu] %3.0f%%  %.0f s  %s\n", done, total_, 100.0 * done / total_,
                  std::chrono::duration<double>(now - start_).count(), cell.name().c_str());
@@ -48,6 +51,7 @@ class Progress {
  private:
   std::size_t total_;
   std::chrono::steady_clock::time_point start_, last_;
+  bool ended_ = false;  // the 100 % line is printed once
 };
 
 int finish(const Summary& summary, const RunOptions& o) {
@@ -64,25 +68,26 @@ int judge_recording(const std::string& path, const std::regex& filter, const Run
   std::cout << "recording " << path << ": " << recording.cells.size() << " cells of " << recording.kernel << " ("
             << recording.variant << ") on " << recording.device << ", tilecheck " << recording.tilecheck_version
             << "\n";
+  std::vector<const RecordedCell*> chosen;
+  for (const RecordedCell& r : recording.cells)
+    if (std::regex_search(r.cell.name(), filter)) chosen.push_back(&r);
+  require(!chosen.empty(), "no recorded cell matches --filter '", o.filter, "'");
   SuiteRunner runner(nullptr, default_golden_paths());
-  Summary summary;
-  Progress progress(recording.cells.size());
-  std::size_t done = 0;
-  for (const RecordedCell& r : recording.cells) {
-    ++done;
-    if (!std::regex_search(r.cell.name(), filter)) continue;
-    CellOutcome outcome;
-    try {
-      outcome = runner.judge(r.cell, r.C, r.guard, o.error_maps);
-    } catch (const Error& e) {
-      outcome.cell = r.cell;
-      outcome.status = CellStatus::error;
-      outcome.message = e.what();
+  std::mutex hdf5;  // fixture loads here, error-map writes on the workers
+  JudgePool pool(o.threads);
+  Progress progress(chosen.size());
+  for (const RecordedCell* r : chosen) {
+    std::shared_ptr<const Fixture> f;
+    {
+      std::lock_guard<std::mutex> lock(hdf5);
+      f = runner.shared_fixture(r->cell.case_id);
     }
-    summary.add(outcome);
-    progress.step(done, r.cell);
+    pool.submit(r->cell, [f, r, &o, &hdf5] { return judge_cell(*f, r->cell, r->C, r->guard, o.error_maps, &hdf5); });
+    progress.step(pool.completed(), r->cell);
   }
-  require(!summary.outcomes().empty(), "no recorded cell matches --filter '", o.filter, "'");
+  Summary summary;
+  for (const CellOutcome& outcome : pool.finish()) summary.add(outcome);
+  progress.step(chosen.size(), chosen.back()->cell);
   return finish(summary, o);
 }
 
@@ -102,21 +107,42 @@ int run_live(const std::regex& filter, const RunOptions& o) {
   for (const Cell& c : suite_cells(entries, kernel.configs(), m))
     if (std::regex_search(c.name(), filter)) cells.push_back(c);
   require(!cells.empty(), "no cell of the matrix matches --filter '", o.filter, "'");
-  std::cout << "tilecheck run: " << kernel.info().name << " (" << kernel.info().variant << ") from " << o.kernel
-            << "\n  on " << device_description() << "; " << cells.size() << " cells\n";
   SuiteRunner runner(&kernel, paths);
-  Summary summary;
+  std::mutex hdf5;  // fixture loads here, error-map writes on the workers
+  JudgePool pool(o.threads);
+  std::cout << "tilecheck run: " << kernel.info().name << " (" << kernel.info().variant << ") from " << o.kernel
+            << "\n  on " << device_description() << "; " << cells.size() << " cells, judged on " << pool.threads()
+            << " threads\n";
   Recording recording;
   Progress progress(cells.size());
-  for (std::size_t i = 0; i < cells.size(); ++i) {
+  for (const Cell& cell : cells) {
     const auto start = std::chrono::steady_clock::now();
-    const KernelRun r = runner.execute(cells[i]);
-    if (!o.record.empty() && r.status.ok()) recording.cells.push_back({cells[i], r.C, r.guard});
-    CellOutcome outcome = runner.outcome(cells[i], r, o.error_maps);
-    outcome.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    summary.add(outcome);
-    progress.step(i + 1, cells[i]);
+    std::shared_ptr<const Fixture> f;
+    {
+      std::lock_guard<std::mutex> lock(hdf5);
+      f = runner.shared_fixture(cell.case_id);
+    }
+    // The kernel runs here, one cell at a time (one context, one workspace); the judging overlaps.
+    auto r = std::make_shared<const KernelRun>(runner.execute(cell));
+    const double run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!o.record.empty() && r->status.ok()) recording.cells.push_back({cell, r->C, r->guard});
+    pool.submit(cell, [f, r, cell, run_seconds, &o, &hdf5] {
+      const auto judged = std::chrono::steady_clock::now();
+      CellOutcome outcome;
+      if (judgeable(*r)) {
+        outcome = judge_cell(*f, cell, r->C, r->guard, o.error_maps, &hdf5);
+      } else {
+        outcome = unjudged_outcome(cell, *r);  // FAULT / ERROR
+        outcome.family = case_family(f->spec);
+      }
+      outcome.seconds = run_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - judged).count();
+      return outcome;
+    });
+    progress.step(pool.completed(), cell);
   }
+  Summary summary;
+  for (const CellOutcome& outcome : pool.finish()) summary.add(outcome);
+  progress.step(cells.size(), cells.back());
   if (!o.record.empty()) {
     recording.device = device_description();
     recording.kernel = kernel.info().name;
@@ -145,6 +171,8 @@ Command add_run(CLI::App& parent) {
                   "Judge this recording instead of running a kernel (default without a GPU: " TC_DEFAULT_RECORDING ")");
   app->add_option("--record", o->record, "Also write the outputs of the cells run as a recording (HDF5)");
   app->add_flag("--reduced", o->reduced, "Only the reduced matrix (the sanitizer tier's cells)");
+  app->add_option("--threads", o->threads, "Threads judging cells (0: one per hardware thread)")
+      ->capture_default_str();
   app->add_flag("--committed", o->committed, "Only cases whose golden file is committed (no large on-demand ones)");
   return {app, [o] {
             std::regex filter;

@@ -21,22 +21,29 @@ const char* name(CellStatus s) {
 
 SuiteRunner::SuiteRunner(const KernelPlugin* kernel, GoldenPaths paths) : kernel_(kernel), paths_(std::move(paths)) {}
 
-const Fixture& SuiteRunner::fixture(const std::string& case_id) {
+std::shared_ptr<const Fixture> SuiteRunner::shared_fixture(const std::string& case_id) {
   if (!fixture_ || fixture_id_ != case_id) {
     device_.reset();
-    fixture_.reset();
-    fixture_ = load_case(paths_, case_id);
+    fixture_.reset();  // the old case's memory goes before the new case loads (unless shared)
+    fixture_ = std::make_shared<const Fixture>(load_case(paths_, case_id));
     fixture_id_ = case_id;
   }
-  return *fixture_;
+  return fixture_;
 }
 
-Expectation SuiteRunner::expectation(const Cell& cell) {
-  const Fixture& f = fixture(cell.case_id);
+const Fixture& SuiteRunner::fixture(const std::string& case_id) { return *shared_fixture(case_id); }
+
+namespace {
+
+Expectation cell_expectation(const Fixture& f, const Cell& cell) {
   require(f.spec.contract == cell.contract, "cell ", cell.name(), " asks for contract ", name(cell.contract),
           " but case ", cell.case_id, " was generated for ", name(f.spec.contract));
   return make_expectation(f, make_schedule(f.spec.shape, cell.config, cell.sms), cell.case_id);
 }
+
+}  // namespace
+
+Expectation SuiteRunner::expectation(const Cell& cell) { return cell_expectation(fixture(cell.case_id), cell); }
 
 KernelRun SuiteRunner::execute(const Cell& cell) {
   require(kernel_ != nullptr, "no kernel library to run cell ", cell.name());
@@ -49,12 +56,12 @@ KernelRun SuiteRunner::execute(const Cell& cell) {
   return device_->run(*kernel_, l, workspace_);
 }
 
-CellOutcome SuiteRunner::judge(const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
-                               const std::string& error_map_dir) {
+CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
+                       const std::string& error_map_dir, std::mutex* hdf5) {
   CellOutcome out;
   out.cell = cell;
-  out.family = case_family(fixture(cell.case_id).spec);
-  const Expectation e = expectation(cell);
+  out.family = case_family(f.spec);
+  const Expectation e = cell_expectation(f, cell);
   const Comparison c = compare(e, C, guard);
   for (const TileSummary& t : c.tiles) {
     out.worst_ulp = std::max(out.worst_ulp, t.max_abs_ulp);
@@ -71,7 +78,27 @@ CellOutcome SuiteRunner::judge(const Cell& cell, const HalfMatrix& C, const Guar
   if (!c.passed() && !error_map_dir.empty()) {
     std::filesystem::create_directories(error_map_dir);
     out.error_map = error_map_dir + "/" + cell.name() + ".errmap.h5";
+    std::unique_lock<std::mutex> lock;
+    if (hdf5) lock = std::unique_lock<std::mutex>(*hdf5);
     write_error_map(out.error_map, e, c);
+  }
+  return out;
+}
+
+CellOutcome SuiteRunner::judge(const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
+                               const std::string& error_map_dir) {
+  return judge_cell(fixture(cell.case_id), cell, C, guard, error_map_dir);
+}
+
+CellOutcome unjudged_outcome(const Cell& cell, const KernelRun& r) {
+  CellOutcome out;
+  out.cell = cell;
+  if (r.fault) {
+    out.status = CellStatus::fault;
+    out.message = r.status.message;
+  } else {
+    out.status = CellStatus::error;
+    out.message = cat(status_name(r.status.status), ": ", r.status.message);
   }
   return out;
 }
@@ -80,15 +107,7 @@ CellOutcome SuiteRunner::outcome(const Cell& cell, const KernelRun& r, const std
   CellOutcome out;
   out.cell = cell;
   try {
-    if (r.fault) {
-      out.status = CellStatus::fault;
-      out.message = r.status.message;
-    } else if (!r.status.ok()) {
-      out.status = CellStatus::error;
-      out.message = cat(status_name(r.status.status), ": ", r.status.message);
-    } else {
-      out = judge(cell, r.C, r.guard, error_map_dir);
-    }
+    out = judgeable(r) ? judge(cell, r.C, r.guard, error_map_dir) : unjudged_outcome(cell, r);
   } catch (const Error& e) {
     out.status = CellStatus::error;
     out.message = e.what();

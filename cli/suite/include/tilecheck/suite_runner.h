@@ -3,7 +3,7 @@
 // with the comparator. `tilecheck run` and the GPU ctest matrix share it.
 #pragma once
 #include <memory>
-#include <optional>
+#include <mutex>
 #include <string>
 
 #include "tilecheck/compare.h"
@@ -32,12 +32,25 @@ struct CellOutcome {
   double seconds = 0;
 };
 
+// Judges one output of `cell` against fixture `f` (which must be the cell's case): the comparator's
+// verdicts, tiers, hints and worst values, and the error map of a failing cell written into
+// `error_map_dir` unless it is empty. Safe to call from several threads at once, given `hdf5`: the
+// HDF5 library is not thread-safe, and every thread that touches it must hold that mutex.
+CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
+                       const std::string& error_map_dir, std::mutex* hdf5 = nullptr);
+
+// The outcome of a run that left nothing to judge: FAULT (r.fault) or ERROR (any other failed status).
+CellOutcome unjudged_outcome(const Cell& cell, const KernelRun& r);
+inline bool judgeable(const KernelRun& r) { return !r.fault && r.status.ok(); }
+
 class SuiteRunner {
  public:
   // `kernel` may be null for judging recordings only.
   SuiteRunner(const KernelPlugin* kernel, GoldenPaths paths);
 
   const Fixture& fixture(const std::string& case_id);  // loaded and verified once
+  // The same fixture, kept alive for work that outlives the runner's switch to the next case.
+  std::shared_ptr<const Fixture> shared_fixture(const std::string& case_id);
   Expectation expectation(const Cell& cell);           // the case under the cell's schedule
   KernelRun execute(const Cell& cell);                 // the kernel's output for the cell
 
@@ -53,7 +66,7 @@ class SuiteRunner {
   const KernelPlugin* kernel_;
   GoldenPaths paths_;
   std::string fixture_id_;
-  std::optional<Fixture> fixture_;
+  std::shared_ptr<const Fixture> fixture_;
   std::unique_ptr<DeviceCase> device_;
   Workspace workspace_;
 };
