@@ -1,15 +1,16 @@
 # The two commands a new user needs (README): `make run` and `make test`.
-# Both bootstrap missing packages, configure and build with the CMake preset PRESET (default).
+# Both bootstrap missing packages, configure and build with the CMake preset PRESET (default);
+# `make test` also builds the Python venv its notebook and h5py tests use.
 PRESET ?= default
 BUILD  := build/$(PRESET)
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: run test build configure bootstrap clean
+.PHONY: run test build configure bootstrap venv clean
 
 run: build
 	$(BUILD)/cli/tilecheck run
 
-test: build
+test: build venv
 	ctest --preset $(PRESET)
 
 build: configure
@@ -18,7 +19,10 @@ build: configure
 configure: bootstrap
 	@[ -f $(BUILD)/CMakeCache.txt ] || cmake --preset $(PRESET)
 
-bootstrap:
+bootstrap:  # packages: enough to build and run
+	@scripts/bootstrap --no-venv
+
+venv:  # the Python venv the tests use (notebooks, h5py checks)
 	@scripts/bootstrap
 
 clean:
