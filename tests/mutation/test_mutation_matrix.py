@@ -18,10 +18,11 @@ class Args:
 class KillMatrix(unittest.TestCase):
     def test_every_mutant_has_a_slug_a_description_and_hint_kinds(self):
         self.assertEqual(sorted(mm.MUTANTS), list(range(1, 16)))
-        for slug, text, hints in mm.MUTANTS.values():
+        for slug, text, cause, tiles in mm.MUTANTS.values():
             self.assertRegex(slug, r"^[a-z0-9-]+$")
             self.assertTrue(text)
-            self.assertIsInstance(hints, set)
+            self.assertIsInstance(cause, set)
+            self.assertIsInstance(tiles, set)
 
     def test_table_marks_survivors_and_alarms(self):
         clean = mm.Result("clean", alarms={"bound": 0, "determinism": 0})
@@ -31,11 +32,19 @@ class KillMatrix(unittest.TestCase):
         self.assertIn("| clean (upstream) |", text)
         self.assertIn("| 1 scales-in-reduce-scratch | 12 |", text)
         row1 = next(line for line in text.splitlines() if line.startswith("| 1 "))
-        self.assertIn("| yes | yes | 3 |", row1)
+        self.assertIn("| yes | no | yes | 3 |", row1)  # whole_tiles names the tiles, not the cause
         row2 = next(line for line in text.splitlines() if line.startswith("| 2 "))
         self.assertIn("SURVIVED", row2)
         self.assertFalse(clean.caught())
         self.assertTrue(caught.caught())
+
+    def test_hints_are_judged_only_when_there_is_wrong_output(self):
+        quiet = mm.Result("m2", alarms={"bound": 0, "racecheck": 1})
+        self.assertEqual(mm.hint_verdict(quiet, {"scale_fetch"}), "-")
+        loud = mm.Result("m2", alarms={"bound": 3}, hints={"scale_fetch"})
+        self.assertEqual(mm.hint_verdict(loud, {"scale_fetch"}), "yes")
+        self.assertEqual(mm.hint_verdict(loud, {"multi_slice"}), "no")
+        self.assertEqual(mm.hint_verdict(loud, set()), "-")
 
     def test_an_alarm_on_the_clean_kernel_is_shown(self):
         clean = mm.Result("clean", alarms={"bound": 1})
