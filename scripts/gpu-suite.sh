@@ -4,6 +4,7 @@
 # asked, and the benchmark. Logs and a results draft go to $OUT (default out/gpu); the draft is what
 # docs/results/gpu-YYYY-MM-DD.md is made from.
 #   scripts/gpu-suite.sh [--labels "gpu sanitizer"] [--no-bench] [--jobs N] [--mutants "1 2"]
+#                        [--dump-mutants "1 14"]   (mutant builds that record accumulators, for --bisect)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu}
@@ -11,13 +12,15 @@ labels="gpu"
 bench=1
 jobs=4
 mutants=""
+dump_mutants=""
 while [ $# -gt 0 ]; do
   case $1 in
     --labels) labels=$2; shift 2 ;;
     --no-bench) bench=0; shift ;;
     --jobs) jobs=$2; shift 2 ;;
     --mutants) mutants=$2; shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
+    --dump-mutants) dump_mutants=$2; shift 2 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
     *) echo "gpu-suite: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -37,7 +40,7 @@ commit=${TC_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 
 seconds() { echo $(( $(date +%s) - $1 )); }
 t0=$(date +%s)
-cmake --preset gpu "-DTC_MUTANT_LIST=${mutants// /;}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+cmake --preset gpu "-DTC_MUTANT_LIST=${mutants// /;}" "-DTC_DUMP_MUTANT_LIST=${dump_mutants// /;}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 status=0
 if ! cmake --build --preset gpu -- -k 0 > "$out/build.log" 2>&1; then  # keep going: test what built
   status=1
