@@ -26,6 +26,15 @@
 namespace tc::cli {
 namespace {
 
+// How many blocks share a tile column (slice_count), "1" or "min-max" over the schedule's columns:
+// the fetch-order question differs between slice_count 1 (no reduction) and > 1.
+std::string slice_counts(const Schedule& s) {
+  int lo = 1 << 30, hi = 0;
+  for (const LaunchSchedule& l : s.launches)
+    for (const Slice& slice : l.slices) lo = std::min(lo, slice.slice_count), hi = std::max(hi, slice.slice_count);
+  return lo == hi ? std::to_string(lo) : cat(lo, "-", hi);
+}
+
 void cuda(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw Error(cat(what, ": ", cudaGetErrorString(e)));
 }
@@ -142,8 +151,8 @@ int run_bench(const BenchOptions& o) {
               o.rounds > 1 ? cat(", median over ", o.rounds, " interleaved rounds (spread: min-max of the rounds)").c_str()
                            : " (spread: p10-p90 of the replays)");
   std::printf("device-to-device copy: %.2f TB/s (read + write)\n\n", copy_tbs);
-  std::printf("%-12s %-10s %5s %6s %6s %5s %4s %9s %15s %7s %7s %10s %8s\n", "config", "variant", "M", "K", "N",
-              "group", "sms", "us", "spread us", "TB/s", "%copy", "cuBLAS us", "speedup");
+  std::printf("%-12s %-10s %5s %6s %6s %5s %4s %6s %9s %15s %7s %7s %10s %8s\n", "config", "variant", "M", "K", "N",
+              "group", "sms", "slices", "us", "spread us", "TB/s", "%copy", "cuBLAS us", "speedup");
 
   cublasHandle_t handle = nullptr;
   if (o.cublas) {
@@ -212,6 +221,7 @@ int run_bench(const BenchOptions& o) {
       }).median;
     }
     const int grid = o.sms > 0 ? o.sms : prop.multiProcessorCount;
+    const std::string slices = slice_counts(make_schedule({M, N, K, group}, config, grid));
     for (size_t k = 0; k < kernels.size(); ++k) {
       std::vector<double> medians;
       for (const Timing& t : timings[k]) medians.push_back(t.median);
@@ -219,8 +229,9 @@ int run_bench(const BenchOptions& o) {
       const double ours = medians[medians.size() / 2];
       const double lo = o.rounds > 1 ? medians.front() : timings[k].front().p10;
       const double hi = o.rounds > 1 ? medians.back() : timings[k].front().p90;
-      std::printf("%-12s %-10s %5d %6d %6d %5d %4d %9.2f %7.2f-%-7.2f %7.2f %6.0f%% %10.1f %7.2fx\n",
-                  Name(config).c_str(), kernels[k].info().variant, M, K, N, group, grid, ours * 1e6, lo * 1e6, hi * 1e6,
+      std::printf("%-12s %-10s %5d %6d %6d %5d %4d %6s %9.2f %7.2f-%-7.2f %7.2f %6.0f%% %10.1f %7.2fx\n",
+                  Name(config).c_str(), kernels[k].info().variant, M, K, N, group, grid, slices.c_str(), ours * 1e6,
+                  lo * 1e6, hi * 1e6,
                   bytes / ours / 1e12, 100 * bytes / ours / 1e12 / copy_tbs, theirs * 1e6, theirs > 0 ? theirs / ours : 0.0);
     }
     std::fflush(stdout);

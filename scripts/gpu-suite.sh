@@ -4,7 +4,10 @@
 # asked, and the benchmark. Logs and a results draft go to $OUT (default out/gpu); the draft is what
 # docs/results/gpu-YYYY-MM-DD.md is made from.
 #   scripts/gpu-suite.sh [--labels "gpu sanitizer"] [--no-bench] [--jobs N] [--mutants "1 2"]
-#                        [--dump-mutants "1 14"]   (mutant builds that record accumulators, for --bisect)
+#                        [--dump-mutants "1 14"] [--fetch-order-ab] [--live-run]
+#   --dump-mutants   also build these mutants' dump variants (tilecheck tiles --bisect on a broken build)
+#   --fetch-order-ab time the upstream, swapped and hoisted libraries A/B/A/B (docs/case-study-cp-async.md)
+#   --live-run       `make run PRESET=gpu`: the main job, live, after the labels
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu}
@@ -13,6 +16,8 @@ bench=1
 jobs=4
 mutants=""
 dump_mutants=""
+ab=0
+live=0
 while [ $# -gt 0 ]; do
   case $1 in
     --labels) labels=$2; shift 2 ;;
@@ -20,7 +25,9 @@ while [ $# -gt 0 ]; do
     --jobs) jobs=$2; shift 2 ;;
     --mutants) mutants=$2; shift 2 ;;
     --dump-mutants) dump_mutants=$2; shift 2 ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    --fetch-order-ab) ab=1; shift ;;
+    --live-run) live=1; shift ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "gpu-suite: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -63,6 +70,23 @@ for label in $labels; do
     grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)" "$out/ctest-$label.log" | head -50 | sed 's/^/    /'
   } >> "$summary"
 done
+
+if [ "$ab" = 1 ]; then  # slice_count 1 (one block per tile column) and > 1 (blocks share columns)
+  t=$(date +%s)
+  k=build/gpu/kernel
+  for shape in "-K 4096 -N 4096 --sms 32" "-K 4096 -N 4096 --sms 132" "-K 8192 -N 8192 --sms 64" "-K 8192 -N 8192 --sms 132"; do
+    # shellcheck disable=SC2086
+    build/gpu/cli/tilecheck bench --kernel $k/libtc_kernel_upstream.so --kernel $k/libtc_kernel_swapped.so \
+      --kernel $k/libtc_kernel_hoisted.so --config m1n8k8gcol --config m1n16k4gcol -M 16 $shape --rounds 9 || status=1
+  done > "$out/bench-fetch-order.txt" 2>&1
+  { echo; echo "## fetch-order A/B ($(seconds "$t") s)"; echo; sed 's/^/    /' "$out/bench-fetch-order.txt"; } >> "$summary"
+fi
+
+if [ "$live" = 1 ]; then
+  t=$(date +%s)
+  make run PRESET=gpu > "$out/run.txt" 2> "$out/run-progress.txt" || status=1
+  { echo; echo "## make run PRESET=gpu ($(seconds "$t") s)"; echo; grep -E "^tilecheck run|cells:|^  (FAIL|FAULT|ERROR)" "$out/run.txt" | head -20 | sed 's/^/    /'; } >> "$summary"
+fi
 
 if [ "$bench" = 1 ]; then
   t=$(date +%s)
