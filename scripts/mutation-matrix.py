@@ -4,7 +4,8 @@ detectors, and the clean kernel against the same detectors, in one run on a GPU 
 
     scripts/mutation-matrix.py --build build/gpu [--mutants 1,2,...] [--jobs 4] [--out docs/results/mutation.md]
 
-Build the mutants first: cmake --preset gpu -DTC_MUTANT_LIST="1;2;...;15" && cmake --build --preset gpu.
+Build the mutants first: cmake --preset gpu -DTC_MUTANT_LIST="1;2;...;15" && cmake --build --preset gpu;
+the determinism detector needs the large fixtures: tilecheck golden regenerate --all (or its cases).
 Detectors, per kernel library:
   matrix       tilecheck run --committed over a subset of the matrix (--filter): per cell the
                comparator's verdicts: bound (T1), exact (T0 on exact cases), nonfinite,

@@ -373,7 +373,8 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         }
       }
       if constexpr (kAccDump) {  // the running sum after this reduction step
-        if (dumping) {
+        if (dumping) {  // (uniform over the block) every thread's additions above land first
+          __syncthreads();
           float* d = args.dump + ((k_tiles * kWarpRows) + slice_idx) * tile_elems;
           for (int i = tid; i < tile_elems; i += kThreads) d[i] = sh_tile[i];
         }
