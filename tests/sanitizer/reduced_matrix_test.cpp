@@ -20,18 +20,12 @@
 #include "tilecheck/golden.h"
 #include "tilecheck/schedule.h"
 #include "tilecheck/suite_cells.h"
+#include "../common/library_configs.h"
 
 namespace tc {
 namespace {
 
-// The kernel library's configurations (kernel/src/kernel_table.h).
-std::vector<TileConfig> library_configs() {
-  std::vector<TileConfig> configs;
-  for (int m = 1; m <= 4; ++m)
-    for (const auto& [n, k] : {std::pair{8, 8}, std::pair{16, 4}})
-      for (int g : {-1, 2, 4, 8}) configs.push_back({m, n, k, g});
-  return configs;
-}
+using testing::library_configs;
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = load_catalogue(default_golden_paths().catalogue()).entries;

@@ -30,13 +30,15 @@ std::vector<int> grid_sweep(SizeClass c, int all_sms) {
   return sweep;
 }
 
+bool is_fetch_order_variant(const std::string& order) { return order == "swapped" || order == "hoisted"; }
+
 namespace {
 
 bool applies(const TileConfig& c, const CaseSpec& s, const MatrixOptions& o) {
   const Shape& shape = s.shape;
   if (c.group_blocks != group_blocks_for(shape.group)) return false;
   if (shape.N % c.tile_n() != 0 || shape.K % c.tile_k() != 0) return false;
-  if (o.order != o.default_order && !is_per_column(shape.group)) return false;  // same code path
+  if (is_fetch_order_variant(o.order) && !is_per_column(shape.group)) return false;  // same code path
   if (size_class(shape) == SizeClass::large && c.m_blocks != choose_config(shape).m_blocks) return false;
   return true;
 }

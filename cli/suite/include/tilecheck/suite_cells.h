@@ -3,8 +3,9 @@
 // `tilecheck run`.
 //
 // A cell applies when the configuration's group matches the case's, its tile divides N and K, and
-// — for the scale-fetch order, which only changes the per-column path — the case has per-column
-// scales or the order is the default one. The grid-size sweep moves slice boundaries:
+// — for our kernel's other scale-fetch orders ("swapped", "hoisted"), which change only the
+// per-column path — the case has per-column scales. Every other library (the upstream order, a
+// mutant, another project's plugin) gets the whole matrix. The grid-size sweep moves slice boundaries:
 // sms in {1, 2, 3, 5, 7, 16, 33, 66, all}; larger cases take fewer cells (see `size_class`) so the
 // gpu label stays within its time budget.
 #pragma once
@@ -33,9 +34,12 @@ SizeClass size_class(const Shape& s);
 
 std::vector<int> grid_sweep(SizeClass c, int all_sms);
 
+// "swapped" and "hoisted": variants of our kernel that differ from "upstream" only in where the
+// last block fetches per-column scales, so only per-column cells can tell them apart.
+bool is_fetch_order_variant(const std::string& order);
+
 struct MatrixOptions {
   std::string order = "upstream";  // the variant under test
-  std::string default_order = "upstream";
   int all_sms = 132;               // the device's multiprocessor count
   bool reduced = false;            // a handful of cells per family (sanitizers, quick checks)
 };
