@@ -5,9 +5,11 @@
 #include <vector>
 
 #include "commands.h"
+#include "crash_report.h"
 #include "tilecheck/error.h"
 
 int main(int argc, char** argv) {
+  tc::cli::install_crash_report();
   CLI::App app{"tilecheck: validate Marlin-style INT4xFP16 GEMM kernels against a CPU reference"};
   app.require_subcommand(1);
   const std::vector<tc::cli::Command> commands = {tc::cli::add_run(app), tc::cli::add_golden(app),
