@@ -6,6 +6,7 @@
 // scale-fetch order at grid sizes 1 and 3. This checks it on the CPU with the schedule model the
 // kernel shares (tilecheck/stripe.h), for the catalogue and the kernel library's 32 configurations,
 // and prints which cells reach which path.
+#include <algorithm>
 #include <iostream>
 #include <map>
 #include <set>
@@ -19,6 +20,7 @@
 #include "tilecheck/error.h"
 #include "tilecheck/golden.h"
 #include "tilecheck/schedule.h"
+#include "tilecheck/smem_layout.h"
 #include "tilecheck/suite_cells.h"
 #include "../common/library_configs.h"
 
@@ -45,6 +47,7 @@ struct Paths {
   bool last_continues = false;     // a block writes a column out, then works on another column
   bool nonlast_continues = false;  // a block hands a partial sum on, then works on another column
   bool batched = false;            // a launch with par > 1
+  int most_k_tiles = 0;            // the most k-tiles one slice sums (more than kStages: the pipeline wraps)
 };
 
 Paths paths_of(const Cell& cell) {
@@ -57,6 +60,7 @@ Paths paths_of(const Cell& cell) {
     for (size_t i = 0; i < l.slices.size(); ++i) {
       const Slice& slice = l.slices[i];
       p.multi_slice |= slice.slice_count > 1;
+      p.most_k_tiles = std::max(p.most_k_tiles, slice.k_tile_end - slice.k_tile_begin);
       const bool continues = i + 1 < l.slices.size() && l.slices[i + 1].block == slice.block;
       p.last_continues |= continues && slice.last();
       p.nonlast_continues |= continues && !slice.last();
@@ -98,6 +102,8 @@ Coverage coverage(const std::vector<Cell>& cells, Scales scales) {
     if (scales == Scales::grouped) {
       const int g = c.config.group_blocks, k = c.config.k_blocks;
       cov.add(g < k ? "several groups per k-tile" : g == k ? "one group per k-tile" : "a group spans k-tiles", c);
+      // the stage that fetched a group's scales is refilled while the group's later k-tiles run
+      if (g > k && p.most_k_tiles > kStages) cov.add("a group spans k-tiles and the pipeline wraps", c);
     }
   }
   return cov;
@@ -117,7 +123,8 @@ std::vector<std::string> required_paths(Scales scales) {
                                     "last block continues to another column",
                                     "non-last block continues to another column"};
   if (scales == Scales::grouped) {
-    paths.insert(paths.end(), {"several groups per k-tile", "one group per k-tile", "a group spans k-tiles"});
+    paths.insert(paths.end(), {"several groups per k-tile", "one group per k-tile", "a group spans k-tiles",
+                               "a group spans k-tiles and the pipeline wraps"});
   }
   return paths;
 }

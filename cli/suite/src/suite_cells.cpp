@@ -46,12 +46,14 @@ bool applies(const TileConfig& c, const CaseSpec& s, const MatrixOptions& o) {
 // The reduced matrix still reaches every code path: a partial M tile, slice_count > 1, a last
 // block that goes on to another column, per-column and grouped scales, few-stage K
 // (tests/sanitizer/reduced_matrix_test.cpp checks it with the schedule model). Two shapes reach
-// paths no small one does at sms 1 or 3: N=128 K=768 reduces 128x128 tiles across blocks, and
-// N=4096 K=128 has a block hand a partial sum on and continue to another column (per-column).
+// paths no small one does at sms 1 or 3: N=128 K=768 reduces 128x128 tiles across blocks,
+// N=4096 K=128 has a block hand a partial sum on and continue to another column (per-column), and
+// N=256 K=512 group 128 has a group span two k-tiles while the 4-stage pipeline wraps.
 bool in_reduced(const CaseSpec& s, const TileConfig& c, int sms) {
   const bool shape_ok = s.shape.M == 17 || s.shape.M == 65 || s.shape.K <= 192;
   const bool small = s.shape.M * s.shape.N * s.shape.K <= (1 << 22);
-  const bool path_shape = (s.shape.N == 128 && s.shape.K == 768) || (s.shape.N == 4096 && s.shape.K == 128);
+  const bool path_shape = (s.shape.N == 128 && s.shape.K == 768) || (s.shape.N == 4096 && s.shape.K == 128) ||
+                          (s.shape.N == 256 && s.shape.K == 512);
   return ((shape_ok && small) || path_shape) && s.distribution == Distribution::normal &&
          (c.m_blocks == 2 || c.m_blocks == 1) && (sms == 1 || sms == 3);
 }
