@@ -6,7 +6,7 @@
 #   scripts/gpu-suite.sh [--labels "gpu sanitizer"] [--no-bench] [--jobs N] [--mutants "1 2"]
 #                        [--dump-mutants "1 14"] [--fetch-order-ab] [--live-run]
 #   --dump-mutants   also build these mutants' dump variants (tilecheck tiles --bisect on a broken build)
-#   --fetch-order-ab time the upstream, swapped and hoisted libraries A/B/A/B (docs/case-study-cp-async.md)
+#   --fetch-order-ab time the upstream, swapped and hoisted libraries A/B/A/B (scripts/fetch-order-ab.py)
 #   --live-run       `make run PRESET=gpu`: the main job, live, after the labels
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -73,13 +73,8 @@ done
 
 if [ "$ab" = 1 ]; then  # slice_count 1 (one block per tile column) and > 1 (blocks share columns)
   t=$(date +%s)
-  k=build/gpu/kernel
-  for shape in "-K 4096 -N 4096 --sms 32" "-K 4096 -N 4096 --sms 132" "-K 8192 -N 8192 --sms 64" "-K 8192 -N 8192 --sms 132"; do
-    # shellcheck disable=SC2086
-    build/gpu/cli/tilecheck bench --kernel $k/libtc_kernel_upstream.so --kernel $k/libtc_kernel_swapped.so \
-      --kernel $k/libtc_kernel_hoisted.so --config m1n8k8gcol --config m1n16k4gcol -M 16 $shape --rounds 9 || status=1
-  done > "$out/bench-fetch-order.txt" 2>&1
-  { echo; echo "## fetch-order A/B ($(seconds "$t") s)"; echo; sed 's/^/    /' "$out/bench-fetch-order.txt"; } >> "$summary"
+  python3 scripts/fetch-order-ab.py --build build/gpu > "$out/fetch-order-ab.txt" 2> "$out/fetch-order-ab.log" || status=1
+  { echo; echo "## fetch-order A/B ($(seconds "$t") s)"; echo; sed 's/^/    /' "$out/fetch-order-ab.txt"; } >> "$summary"
 fi
 
 if [ "$live" = 1 ]; then

@@ -134,7 +134,7 @@ def evaluate(name: str, build: str, library: str, args) -> Result:
     determinism(r, build, library, args.timeout)
     for tool in ("racecheck", "memcheck"):
         sanitizer(r, build, library, tool, args.timeout)
-    print(f"   alarms {r.alarms}  hints {sorted(r.hints)}  {sum(r.seconds.values()):.0f} s", flush=True)
+    print(f"== {name}: alarms {r.alarms}  hints {sorted(r.hints)}  {sum(r.seconds.values()):.0f} s", flush=True)
     return r
 
 
