@@ -55,6 +55,7 @@ void fill(void* device, size_t bytes, std::uint64_t seed, bool half_range, int c
   cuda(cudaMemcpy(device, host.data(), host.size() * 2, cudaMemcpyHostToDevice), "upload");
   for (int c = 1; c < copies; ++c)
     cuda(cudaMemcpy(static_cast<char*>(device) + c * bytes, device, bytes, cudaMemcpyDeviceToDevice), "copy");
+  cuda(cudaDeviceSynchronize(), "fill");  // the copies are not ordered before the timing stream's work
 }
 
 // Seconds per call of `calls` captured into one graph by `record`, over `repeats` replays.

@@ -162,6 +162,7 @@ TEST(Harness, ALockThatIsNeverReleasedEndsWithAFault) {
   workspace.reserve(need);
   const std::vector<int> stuck(64, 1000);  // no block's slice index is 1000
   ASSERT_EQ(cudaMemcpy(workspace.get(), stuck.data(), stuck.size() * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the pageable copy's DMA lands before the launch
   const KernelRun r = device.run(kernel, launch, workspace);
   EXPECT_TRUE(r.fault) << "the launch ended without a fault: " << r.status.message;
   EXPECT_NE(r.status.message.find("FAULT"), std::string::npos) << r.status.message;

@@ -82,8 +82,13 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
 DeviceBuffer::~DeviceBuffer() {
   if (ptr_) cudaFree(ptr_);
 }
+// Both wait until the device holds the data: a cudaMemcpy from pageable memory may return while
+// its DMA is still in flight, and cudaMemset is asynchronous; neither is ordered before kernels on
+// a non-blocking stream. (On the H200 a graph replay on such a stream wrote C, then the poison's
+// late DMA overwrote it.)
 void DeviceBuffer::upload(const void* host, std::size_t bytes, std::size_t offset) {
   check(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, cudaMemcpyHostToDevice), "upload");
+  check(cudaDeviceSynchronize(), "upload (synchronize)");
 }
 void DeviceBuffer::download(void* host, std::size_t bytes, std::size_t offset) const {
   check(cudaMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes, cudaMemcpyDeviceToHost), "download");
@@ -92,7 +97,10 @@ void DeviceBuffer::fill16(std::uint16_t value) {
   const std::vector<std::uint16_t> host(bytes_ / 2, value);
   upload(host.data(), host.size() * 2);
 }
-void DeviceBuffer::zero() { check(cudaMemset(ptr_, 0, bytes_), "cudaMemset"); }
+void DeviceBuffer::zero() {
+  check(cudaMemset(ptr_, 0, bytes_), "cudaMemset");
+  check(cudaDeviceSynchronize(), "cudaMemset (synchronize)");
+}
 
 void Workspace::reserve(std::size_t bytes) {
   if (buffer_.get() != nullptr && buffer_.bytes() >= bytes) return;
