@@ -69,6 +69,10 @@ for label in $labels; do
     grep -cE "\(Skipped\)| Skipped " "$out/ctest-$label.log" | sed 's/^/    skipped: /'
     grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)" "$out/ctest-$label.log" | head -50 | sed 's/^/    /'
   } >> "$summary"
+  if [ "$label" = mutation ] && [ -f build/gpu/mutation.md ]; then  # the kill matrix, for docs/results/
+    cp build/gpu/mutation.md "$out/mutation.md"
+    echo "    kill matrix: $out/mutation.md" >> "$summary"
+  fi
 done
 
 if [ "$ab" = 1 ]; then  # slice_count 1 (one block per tile column) and > 1 (blocks share columns)
