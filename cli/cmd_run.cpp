@@ -171,7 +171,7 @@ Command add_run(CLI::App& parent) {
                   "Judge this recording instead of running a kernel (default without a GPU: " TC_DEFAULT_RECORDING ")");
   app->add_option("--record", o->record, "Also write the outputs of the cells run as a recording (HDF5)");
   app->add_flag("--reduced", o->reduced, "Only the reduced matrix (the sanitizer tier's cells)");
-  app->add_option("--threads", o->threads, "Threads judging cells (0: one per hardware thread)")
+  app->add_option("--threads", o->threads, "Threads judging cells, one cell each (0: one per hardware thread)")
       ->capture_default_str();
   app->add_flag("--committed", o->committed, "Only cases whose golden file is committed (no large on-demand ones)");
   return {app, [o] {
