@@ -53,13 +53,14 @@ int group_blocks_for(int group) {
 
 void validate_config(const TileConfig& c, const Shape& shape) {
   validate_shape(shape);
-  require(shape.N % c.tile_n() == 0, "N=", shape.N, " is not a multiple of the tile width ",
-          c.tile_n(), " of config ", Name(c));
-  require(shape.K % c.tile_k() == 0, "K=", shape.K, " is not a multiple of the tile depth ",
-          c.tile_k(), " of config ", Name(c));
-  require(c.group_blocks == group_blocks_for(shape.group), "config ", Name(c), " has group_blocks=",
-          c.group_blocks, " but the problem's group size ", shape.group, " needs ",
-          group_blocks_for(shape.group));
+  // Runs on every kernel launch: the messages (Name(c) formats a string) are built only on failure.
+  if (shape.N % c.tile_n() != 0)
+    throw Error(cat("N=", shape.N, " is not a multiple of the tile width ", c.tile_n(), " of config ", Name(c)));
+  if (shape.K % c.tile_k() != 0)
+    throw Error(cat("K=", shape.K, " is not a multiple of the tile depth ", c.tile_k(), " of config ", Name(c)));
+  if (c.group_blocks != group_blocks_for(shape.group))
+    throw Error(cat("config ", Name(c), " has group_blocks=", c.group_blocks, " but the problem's group size ",
+                    shape.group, " needs ", group_blocks_for(shape.group)));
 }
 
 TileConfig choose_config(const Shape& shape) {

@@ -36,8 +36,9 @@ const Fixture& SuiteRunner::fixture(const std::string& case_id) { return *shared
 namespace {
 
 Expectation cell_expectation(const Fixture& f, const Cell& cell) {
-  require(f.spec.contract == cell.contract, "cell ", cell.name(), " asks for contract ", name(cell.contract),
-          " but case ", cell.case_id, " was generated for ", name(f.spec.contract));
+  if (f.spec.contract != cell.contract)  // (cell.name() formats a string: only on failure)
+    throw Error(cat("cell ", cell.name(), " asks for contract ", name(cell.contract), " but case ", cell.case_id,
+                    " was generated for ", name(f.spec.contract)));
   return make_expectation(f, make_schedule(f.spec.shape, cell.config, cell.sms), cell.case_id);
 }
 
@@ -46,7 +47,7 @@ Expectation cell_expectation(const Fixture& f, const Cell& cell) {
 Expectation SuiteRunner::expectation(const Cell& cell) { return cell_expectation(fixture(cell.case_id), cell); }
 
 KernelRun SuiteRunner::execute(const Cell& cell) {
-  require(kernel_ != nullptr, "no kernel library to run cell ", cell.name());
+  if (kernel_ == nullptr) throw Error(cat("no kernel library to run cell ", cell.name()));
   const Fixture& f = fixture(cell.case_id);
   if (!device_)
     device_ = std::make_unique<DeviceCase>(f.A, f.B_marlin, f.scales_marlin, f.spec.shape.group, f.spec.contract);
