@@ -138,12 +138,12 @@ def evaluate(name: str, build: str, library: str, args) -> Result:
     return r
 
 
-NUMERIC_ALARMS = ("bound", "exact", "stats", "nonfinite", "unwritten", "guard", "determinism")
+WRONG_OUTPUT_ALARMS = ("bound", "exact", "stats", "nonfinite", "unwritten", "guard", "determinism")
 
 
 def hint_verdict(r: Result, want: set) -> str:
     """yes / no: did the hints name it; '-': nothing expected, or no wrong output for a hint to explain."""
-    if not want or not any(r.alarms.get(d, 0) > 0 for d in NUMERIC_ALARMS):
+    if not want or not any(r.alarms.get(d, 0) > 0 for d in WRONG_OUTPUT_ALARMS):
         return "-"
     return "yes" if r.hints & want else "no"
 
