@@ -10,6 +10,7 @@
 #include "gpu_test.h"
 #include "tilecheck/compare_gtest.h"
 #include "tilecheck/golden.h"
+#include "tilecheck/schedule.h"
 #include "tilecheck/suite_runner.h"
 
 namespace tc {
@@ -150,17 +151,22 @@ TEST(Harness, ALockThatIsNeverReleasedEndsWithAFault) {
                   "release builds ctest's TIMEOUT ends a lost lock";
 #endif
   const KernelPlugin& kernel = testing::kernel_under_test();
-  const Fixture& f = runner().fixture("normal_m16_n4096_k4096_g64_fp32");
+  // A committed fixture (no regeneration needed in the debug tree): one 128-wide column of 32
+  // k-tiles shared by 16 blocks, so every block but the first waits on the column's lock.
+  const Fixture& f = runner().fixture("normal_m16_n128_k4096_g128_marlin");
   DeviceCase device(f.A, f.B_marlin, f.scales_marlin, f.spec.shape.group, f.spec.contract);
   Workspace workspace;
   Launch launch;
-  launch.config = {1, 16, 4, 4};
-  launch.sms = 33;  // several blocks per column: every column has a lock to wait on
+  launch.config = {1, 8, 8, 8};
+  launch.sms = 16;
+  const Schedule schedule = make_schedule(f.spec.shape, launch.config, launch.sms);
+  ASSERT_GT(schedule.launches.at(0).slices.at(0).slice_count, 1) << "the premise: blocks share a column";
   launch.flags = TC_FLAG_SKIP_WORKSPACE_CHECK;
   size_t need = 0;
   ASSERT_TRUE(kernel.workspace_size(device.problem(launch, workspace), need).ok());
   workspace.reserve(need);
-  const std::vector<int> stuck(64, 1000);  // no block's slice index is 1000
+  ASSERT_GE(need, sizeof(int));
+  const std::vector<int> stuck(need / sizeof(int), 1000);  // no block's slice index is 1000
   ASSERT_EQ(cudaMemcpy(workspace.get(), stuck.data(), stuck.size() * sizeof(int), cudaMemcpyHostToDevice), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // the pageable copy's DMA lands before the launch
   const KernelRun r = device.run(kernel, launch, workspace);
