@@ -1,5 +1,8 @@
 #include "tilecheck/marlin_format.h"
 
+#include <array>
+#include <cstdint>
+
 #include "tilecheck/error.h"
 #include "tilecheck/shape.h"
 
@@ -42,14 +45,32 @@ NibblePosition packed_position(int k, int n) {
 
 PackedMatrix pack_weights(const CodeMatrix& codes) {
   require_packable(codes);
-  PackedMatrix packed = PackedMatrix::Zero(codes.rows() / 16, 2 * codes.cols());
-  for (int k = 0; k < codes.rows(); ++k) {
-    for (int n = 0; n < codes.cols(); ++n) {
-      const int q = codes(k, n);
-      require(q <= 15, "code ", q, " at (", k, ", ", n, ") is out of range (expected 0..15)");
+  for (int k = 0; k < codes.rows(); ++k)  // checked before the parallel loop, which cannot throw
+    for (int n = 0; n < codes.cols(); ++n)
+      require(codes(k, n) <= 15, "code ", int(codes(k, n)), " at (", k, ", ", n, ") is out of range (expected 0..15)");
+  // packed_position repeats every 16 rows and 64 columns (one group of four 16x16 tiles fills 128
+  // words of a packed row): one table of those 1,024 places packs the whole matrix.
+  struct Place {
+    int word;
+    int shift;
+  };
+  std::array<Place, 16 * 64> place{};
+  for (int k = 0; k < 16; ++k)
+    for (int n = 0; n < 64; ++n) {
       const NibblePosition p = packed_position(k, n);
-      auto& word = reinterpret_cast<std::uint32_t&>(packed(p.row, p.col));
-      word |= static_cast<std::uint32_t>(q) << (4 * p.nibble);
+      place[k * 64 + n] = {p.col, 4 * p.nibble};
+    }
+  const int row_blocks = static_cast<int>(codes.rows()) / 16, N = static_cast<int>(codes.cols());
+  PackedMatrix packed = PackedMatrix::Zero(row_blocks, 2 * N);
+#pragma omp parallel for schedule(static)  // each 16 rows of codes fill their own packed row
+  for (int b = 0; b < row_blocks; ++b) {
+    auto* row = reinterpret_cast<std::uint32_t*>(packed.row(b).data());
+    for (int k = 0; k < 16; ++k) {
+      const std::uint8_t* in = codes.row(16 * b + k).data();
+      for (int n = 0; n < N; ++n) {
+        const Place& p = place[k * 64 + n % 64];
+        row[(n / 64) * 128 + p.word] |= static_cast<std::uint32_t>(in[n]) << p.shift;
+      }
     }
   }
   return packed;
