@@ -4,9 +4,31 @@
 #include "tilecheck/fp16.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 
 namespace tc {
+
+namespace {
+
+// The exponent and significand fields are read and written directly: these two functions run for
+// every weight the bounds dequantize, and ilogb/ldexp/fmod made them most of that time.
+std::uint64_t bits_of(double x) {
+  std::uint64_t b;
+  std::memcpy(&b, &x, sizeof b);
+  return b;
+}
+
+double from_bits(std::uint64_t b) {
+  double x;
+  std::memcpy(&x, &b, sizeof x);
+  return x;
+}
+
+double power_of_two(int e) { return from_bits(static_cast<std::uint64_t>(e + 1023) << 52); }  // normal e only
+
+}  // namespace
 
 half_bits round_to_half(double x) {
   const half_bits sign = std::signbit(x) ? 0x8000 : 0;
@@ -15,23 +37,28 @@ half_bits round_to_half(double x) {
   const double a = std::fabs(x);
   if (a >= kHalfOverflow) return static_cast<half_bits>(sign | 0x7C00);
   if (a == 0.0) return sign;
-  const int e = std::max(std::ilogb(a), -14);      // binade; subnormals share the 2^-14 spacing
-  const double n = std::ldexp(a, 10 - e);          // significand in quanta, exact
-  double r = std::floor(n);
+  // binade (a >= 2^-14 is a normal double); subnormals share the 2^-14 spacing
+  const int e = a < kHalfMinNormal ? -14 : static_cast<int>((bits_of(a) >> 52) & 0x7FF) - 1023;
+  const double n = a * power_of_two(10 - e);       // significand in quanta, exact
+  const double r = std::floor(n);
   const double frac = n - r;
-  if (frac > 0.5 || (frac == 0.5 && std::fmod(r, 2.0) != 0.0)) r += 1.0;
-  const int q = static_cast<int>(r);               // 0..2048; 2048 carries into the next binade
+  int q = static_cast<int>(r);                     // 0..2047
+  if (frac > 0.5 || (frac == 0.5 && (q & 1) != 0)) ++q;  // 2048 carries into the next binade
   const int bits = (a < kHalfMinNormal) ? q : ((e + 15) << 10) + q - 1024;
   return static_cast<half_bits>(sign | bits);
 }
 
 double half_to_double(half_bits h) {
-  const double sign = (h & 0x8000) ? -1.0 : 1.0;
   const int exponent = (h >> 10) & 0x1F;
   const int mantissa = h & 0x3FF;
-  if (exponent == 0x1F) return std::copysign(mantissa ? std::nan("") : INFINITY, sign);
-  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
-  return sign * std::ldexp(mantissa + 1024, exponent - 25);
+  const bool negative = (h & 0x8000) != 0;
+  if (exponent == 0x1F) return std::copysign(mantissa ? std::nan("") : INFINITY, negative ? -1.0 : 1.0);
+  if (exponent == 0) {
+    const double v = mantissa * 0x1p-24;
+    return negative ? -v : v;
+  }
+  return from_bits((negative ? std::uint64_t{1} << 63 : 0) | static_cast<std::uint64_t>(exponent - 15 + 1023) << 52 |
+                   static_cast<std::uint64_t>(mantissa) << 42);
 }
 
 float round_to_float(double x) { return static_cast<float>(x); }
