@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <vector>
 
 #include "tilecheck/contract.h"
 #include "tilecheck/error.h"
@@ -27,26 +26,6 @@ Admissible from_candidates(half_bits a, half_bits b) {
   out.key_lo = std::min(half_key(a), half_key(b));
   out.key_hi = std::max(half_key(a), half_key(b));
   return out;
-}
-
-// w^ and |w^| of the (rows, cols) tile at (k0, n0), as doubles. The precise partial sums walk only
-// the k-tiles down to each column's first slice boundary, so w^ is made tile by tile rather than as
-// a (K, N) double matrix per schedule (for K=8192, N=4096: 256 MiB each, most of the bound's time).
-void dequantize_tile(const QuantizedWeights& w, int k0, int n0, F64Matrix& w_hat, F64Matrix& w_abs) {
-  const int rows = static_cast<int>(w_hat.rows()), cols = static_cast<int>(w_hat.cols());
-  std::vector<double> table(static_cast<size_t>(cols) * 16);  // the 16 weights of each column's scale
-  int table_group = -1;
-  for (int k = 0; k < rows; ++k) {
-    const int g = is_per_column(w.group) ? 0 : (k0 + k) / w.group;
-    if (g != table_group) {
-      for (int n = 0; n < cols; ++n)
-        for (int q = 0; q < 16; ++q)
-          table[n * 16 + q] = half_to_double(dequantized_weight(q, w.scales(g, n0 + n), w.group));
-      table_group = g;
-    }
-    for (int n = 0; n < cols; ++n) w_hat(k, n) = table[n * 16 + (w.codes(k0 + k, n0 + n) & 0xF)];
-  }
-  w_abs = w_hat.cwiseAbs();
 }
 
 }  // namespace
@@ -123,7 +102,6 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
   const bool precise = contract == Contract::marlin && double(M) * N * K <= precise_partial_work;
   F64Matrix a, a_abs;  // made when the first column with a stored partial needs them
   const int tile_n = schedule.config.tile_n(), tile_k = schedule.config.tile_k();
-  F64Matrix w_hat(tile_k, tile_n), w_abs(tile_k, tile_n);
   for (const LaunchSchedule& launch : schedule.launches) {
     const int chunk_rows = 16 * launch.plan.m_blocks;
     for (int column = 0; column < launch.columns; ++column) {
@@ -146,8 +124,9 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
         const auto begin_of = [&](int j) { return launch.slices[launch.column_slices[first + j]].k_tile_begin; };
         int step = 0;  // slice 0 of the order holds the deepest k-tiles, so its boundary comes first
         for (int t = launch.k_tiles - 1; step < steps && t >= 0; --t) {
-          dequantize_tile(w, t * tile_k, col0, w_hat, w_abs);
-          suffix_S.noalias() += a_abs.block(row0, t * tile_k, rows, tile_k) * w_abs;
+          // w^ tile by tile: a (K, N) double copy per schedule cost more than the products
+          const F64Matrix w_hat = to_double(dequantize(w, t * tile_k, col0, tile_k, tile_n));
+          suffix_S.noalias() += a_abs.block(row0, t * tile_k, rows, tile_k) * w_hat.cwiseAbs();
           suffix_y.noalias() += a.block(row0, t * tile_k, rows, tile_k) * w_hat;
           for (; step < steps && t == begin_of(step); ++step) {
             partial_S[step] = suffix_S;

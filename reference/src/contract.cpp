@@ -1,5 +1,6 @@
 #include "tilecheck/contract.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "tilecheck/error.h"
@@ -20,21 +21,27 @@ half_bits dequantized_weight(int q, half_bits scale, int group) {
   return round_to_half(centred * half_to_double(scale));  // the product is exact in double
 }
 
-HalfMatrix dequantize(const QuantizedWeights& w) {
-  // One table of the 16 possible weights per scale: K * N lookups instead of K * N roundings,
-  // walked row by row (the matrices are row-major).
-  HalfMatrix out(w.K(), w.N());
-  const int rows = is_per_column(w.group) ? w.K() : w.group, N = w.N();
-  for (int g = 0; g < w.scales.rows(); ++g) {
-    std::vector<half_bits> table(static_cast<size_t>(N) * 16);
-    for (int n = 0; n < N; ++n)
-      for (int q = 0; q < 16; ++q) table[n * 16 + q] = dequantized_weight(q, w.scales(g, n), w.group);
-#pragma omp parallel for schedule(static)
-    for (int k = g * rows; k < (g + 1) * rows; ++k)
-      for (int n = 0; n < N; ++n) out(k, n) = table[n * 16 + (w.codes(k, n) & 0xF)];
+HalfMatrix dequantize(const QuantizedWeights& w, int k0, int n0, int rows, int cols) {
+  require(k0 >= 0 && n0 >= 0 && rows >= 0 && cols >= 0 && k0 + rows <= w.K() && n0 + cols <= w.N(), "block (", rows,
+          ", ", cols, ") at (", k0, ", ", n0, ") is outside the weights (", w.K(), ", ", w.N(), ")");
+  // One table of the 16 possible weights per scale: rows * cols lookups instead of as many
+  // roundings, walked row by row (the matrices are row-major), one scale group at a time.
+  HalfMatrix out(rows, cols);
+  const int group_rows = is_per_column(w.group) ? w.K() : w.group;
+  std::vector<half_bits> table(static_cast<size_t>(cols) * 16);
+  for (int begin = k0; begin < k0 + rows;) {
+    const int g = begin / group_rows, end = std::min(k0 + rows, (g + 1) * group_rows);
+    for (int n = 0; n < cols; ++n)
+      for (int q = 0; q < 16; ++q) table[n * 16 + q] = dequantized_weight(q, w.scales(g, n0 + n), w.group);
+#pragma omp parallel for schedule(static) if (static_cast<long>(end - begin) * cols >= (1 << 16))
+    for (int k = begin; k < end; ++k)
+      for (int n = 0; n < cols; ++n) out(k - k0, n) = table[n * 16 + (w.codes(k, n0 + n) & 0xF)];
+    begin = end;
   }
   return out;
 }
+
+HalfMatrix dequantize(const QuantizedWeights& w) { return dequantize(w, 0, 0, w.K(), w.N()); }
 
 half_bits epilogue(double acc, double acc_times_scale, half_bits scale, int group, Contract contract) {
   if (!is_per_column(group)) return round_to_half(acc);

@@ -12,7 +12,7 @@ F64Matrix to_double(const HalfMatrix& h) {
   }();
   F64Matrix out(h.rows(), h.cols());
   const Eigen::Index n = h.size();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= (1 << 16))  // a tile is not worth a fork
   for (Eigen::Index i = 0; i < n; ++i) out.data()[i] = table[h.data()[i]];
   return out;
 }

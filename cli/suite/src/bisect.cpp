@@ -38,7 +38,7 @@ Departure bisect(const Expectation& e, const TileInfo& t, const AccumulatorDump&
   require(dump.after_k_tile.empty() || static_cast<int>(dump.after_k_tile.size()) == k_tiles, "the dump has ",
           dump.after_k_tile.size(), " k-tiles; the tile's column has ", k_tiles);
   const F64Matrix a = to_double(e.A).middleRows(t.row0, t.rows);
-  const F64Matrix w = to_double(dequantize(e.w)).middleCols(t.col0, t.cols);
+  const F64Matrix w = to_double(dequantize(e.w, 0, t.col0, e.shape().K, t.cols));
   const F64Matrix a_abs = a.cwiseAbs(), w_abs = w.cwiseAbs();
   const auto check = [&](const F64Matrix& got, const F64Matrix& want, const F64Matrix& allowed) {
     require(got.rows() == t.rows && got.cols() == t.cols, "a dumped sum is (", got.rows(), ", ", got.cols(),

@@ -20,6 +20,7 @@ Contract parse_contract(std::string_view text);  // "marlin" | "fp32"; throws na
 // Dequantized weight the MMA sees, as fp16 bits.
 half_bits dequantized_weight(int q, half_bits scale, int group);
 HalfMatrix dequantize(const QuantizedWeights& w);  // (K, N) w^ for every code
+HalfMatrix dequantize(const QuantizedWeights& w, int k0, int n0, int rows, int cols);  // the block at (k0, n0)
 
 // Output from the exact accumulator under a contract. `acc` and `acc_times_scale` (the accumulator
 // times the column's scale) are the exact values rounded to double with round-to-odd, which makes
