@@ -16,12 +16,12 @@
 #include <cuda_runtime.h>
 
 #include "commands.h"
-#include "tilecheck/contract.h"
-#include "tilecheck/device_case.h"
-#include "tilecheck/error.h"
-#include "tilecheck/plugin_loader.h"
-#include "tilecheck/rng.h"
-#include "tilecheck/schedule.h"
+#include "tilecheck/reference/contract.h"
+#include "tilecheck/suite/device_case.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/kernel/plugin_loader.h"
+#include "tilecheck/reference/rng.h"
+#include "tilecheck/reference/schedule.h"
 
 namespace tc::cli {
 namespace {

@@ -11,14 +11,14 @@
 #include <vector>
 
 #include "commands.h"
-#include "tilecheck/compare.h"
-#include "tilecheck/determinism.h"
-#include "tilecheck/error.h"
-#include "tilecheck/errormap.h"
-#include "tilecheck/fixture.h"
-#include "tilecheck/golden.h"
-#include "tilecheck/h5.h"
-#include "tilecheck/report.h"
+#include "tilecheck/compare/compare.h"
+#include "tilecheck/compare/determinism.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/compare/errormap.h"
+#include "tilecheck/fixtures/fixture.h"
+#include "tilecheck/fixtures/golden.h"
+#include "tilecheck/fixtures/h5.h"
+#include "tilecheck/compare/report.h"
 
 namespace tc::cli {
 namespace {

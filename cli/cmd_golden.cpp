@@ -10,8 +10,8 @@
 #include <set>
 
 #include "commands.h"
-#include "tilecheck/error.h"
-#include "tilecheck/golden.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/fixtures/golden.h"
 
 namespace tc::cli {
 namespace {

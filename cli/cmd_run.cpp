@@ -1,5 +1,5 @@
 // `tilecheck run`: the main job. Runs the suite's matrix (every catalogue case x applicable
-// configuration x grid size, tilecheck/suite_cells.h) through a kernel plugin on the GPU, judges
+// configuration x grid size, tilecheck/suite/cells.h) through a kernel plugin on the GPU, judges
 // every cell with the comparator, prints the summary table, writes the error maps of failing
 // cells, and exits non-zero on any failure. Without a GPU it says so and judges a committed
 // recording of real kernel outputs (fixtures/recordings/) through the same comparator.
@@ -12,13 +12,13 @@
 #include <string>
 
 #include "commands.h"
-#include "tilecheck/device_case.h"
-#include "tilecheck/error.h"
-#include "tilecheck/fixture.h"
-#include "tilecheck/golden.h"
-#include "tilecheck/judge_pool.h"
-#include "tilecheck/recording.h"
-#include "tilecheck/suite_summary.h"
+#include "tilecheck/suite/device_case.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/fixtures/fixture.h"
+#include "tilecheck/fixtures/golden.h"
+#include "tilecheck/suite/judge_pool.h"
+#include "tilecheck/suite/recording.h"
+#include "tilecheck/suite/summary.h"
 
 namespace tc::cli {
 namespace {
@@ -162,7 +162,7 @@ Command add_run(CLI::App& parent) {
       "Main job: the catalogue x configurations x grid sizes through a kernel plugin on the GPU, judged "
       "against the golden fixtures; without a GPU, a committed recording of real outputs judged the same way");
   auto o = std::make_shared<RunOptions>();
-  app->add_option("--kernel", o->kernel, "Kernel plugin library (tilecheck/plugin.h)")->capture_default_str();
+  app->add_option("--kernel", o->kernel, "Kernel plugin library (tilecheck/kernel/plugin.h)")->capture_default_str();
   app->add_option("--filter", o->filter, "Only cells whose name matches this regex, e.g. 'm2n16k4g8_.*_sms7$'");
   app->add_option("--json", o->json, "Write every cell's outcome to this JSON file");
   app->add_option("--errmaps", o->error_maps, "Directory for the error maps of failing cells ('' for none)")

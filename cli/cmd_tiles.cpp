@@ -14,18 +14,18 @@
 #include <string>
 
 #include "commands.h"
-#include "tilecheck/bisect.h"
-#include "tilecheck/device_case.h"
-#include "tilecheck/dump_run.h"
-#include "tilecheck/error.h"
-#include "tilecheck/errormap.h"
-#include "tilecheck/marlin_format.h"
-#include "tilecheck/fixture.h"
-#include "tilecheck/golden.h"
-#include "tilecheck/h5.h"
-#include "tilecheck/recording.h"
-#include "tilecheck/report.h"
-#include "tilecheck/suite_runner.h"
+#include "tilecheck/compare/bisect.h"
+#include "tilecheck/suite/device_case.h"
+#include "tilecheck/suite/dump_run.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/compare/errormap.h"
+#include "tilecheck/reference/marlin_format.h"
+#include "tilecheck/fixtures/fixture.h"
+#include "tilecheck/fixtures/golden.h"
+#include "tilecheck/fixtures/h5.h"
+#include "tilecheck/suite/recording.h"
+#include "tilecheck/compare/report.h"
+#include "tilecheck/suite/runner.h"
 
 namespace tc::cli {
 namespace {

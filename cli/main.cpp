@@ -6,7 +6,7 @@
 
 #include "commands.h"
 #include "crash_report.h"
-#include "tilecheck/error.h"
+#include "tilecheck/reference/error.h"
 
 int main(int argc, char** argv) {
   tc::cli::install_crash_report();

@@ -20,6 +20,7 @@ function(tc_add_gtest)
   endif()
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main tc_warnings)
+  target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # "common/<helper>.h"
   if(NOT T_PER_KERNEL_VARIANT)
     gtest_discover_tests(${T_NAME}
       DISCOVERY_MODE PRE_TEST

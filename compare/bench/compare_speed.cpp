@@ -19,10 +19,10 @@
 #include <filesystem>
 #include <memory>
 
-#include "tilecheck/compare.h"
-#include "tilecheck/errormap.h"
-#include "tilecheck/report.h"
-#include "tilecheck/rng.h"
+#include "tilecheck/compare/compare.h"
+#include "tilecheck/compare/errormap.h"
+#include "tilecheck/compare/report.h"
+#include "tilecheck/reference/rng.h"
 
 namespace {
 

@@ -1,6 +1,6 @@
 // One pass over the output: verdicts, marks, ULP distances, counts, the histogram, the T2 sums, the
 // per-tile summaries and the 16 worst elements (a bounded heap). Then the tiers and the hints.
-#include "tilecheck/compare.h"
+#include "tilecheck/compare/compare.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,8 +9,8 @@
 
 #include <omp.h>
 
-#include "tilecheck/error.h"
-#include "tilecheck/poison.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/compare/poison.h"
 
 namespace tc {
 namespace {

@@ -1,12 +1,12 @@
-#include "tilecheck/determinism.h"
+#include "tilecheck/compare/determinism.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "tilecheck/error.h"
-#include "tilecheck/fp16.h"
-#include "tilecheck/report.h"
-#include "tilecheck/tiles.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/reference/fp16.h"
+#include "tilecheck/compare/report.h"
+#include "tilecheck/compare/tiles.h"
 
 namespace tc {
 

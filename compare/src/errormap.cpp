@@ -1,11 +1,11 @@
-#include "tilecheck/errormap.h"
+#include "tilecheck/compare/errormap.h"
 
 #include <cctype>
 
-#include "tilecheck/error.h"
-#include "tilecheck/fixture.h"
-#include "tilecheck/h5.h"
-#include "tilecheck/report.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/fixtures/fixture.h"
+#include "tilecheck/fixtures/h5.h"
+#include "tilecheck/compare/report.h"
 
 namespace tc {
 namespace {
@@ -13,7 +13,7 @@ namespace {
 using I32Matrix = RowMatrix<std::int32_t>;
 using U8Matrix = RowMatrix<std::uint8_t>;
 
-// tilecheck/h5.h has no floating-point attributes; these follow its conventions (scalar, F64LE).
+// tilecheck/fixtures/h5.h has no floating-point attributes; these follow its conventions (scalar, F64LE).
 void write_double_attribute(const h5::Node& node, const std::string& name, double value) {
   h5::Handle space(H5Screate(H5S_SCALAR), H5Sclose);
   h5::Handle attr(H5Acreate2(node.id(), name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),

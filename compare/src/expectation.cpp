@@ -1,9 +1,9 @@
-#include "tilecheck/expectation.h"
+#include "tilecheck/compare/expectation.h"
 
 #include <utility>
 
-#include "tilecheck/error.h"
-#include "tilecheck/fixture.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/fixtures/fixture.h"
 
 namespace tc {
 

@@ -2,7 +2,7 @@
 // layout (n8 halves, row halves, warps), in the guard band, and in the tiers' statistics. Each rule
 // fires only when the pattern is unlikely by chance (enough failures, a discriminating complement),
 // and its text cites the numbers it rests on.
-#include "tilecheck/hints.h"
+#include "tilecheck/compare/hints.h"
 
 #include <algorithm>
 #include <bitset>
@@ -11,8 +11,8 @@
 #include <set>
 
 #include "hints_internal.h"
-#include "tilecheck/compare.h"
-#include "tilecheck/error.h"
+#include "tilecheck/compare/compare.h"
+#include "tilecheck/reference/error.h"
 
 namespace tc {
 

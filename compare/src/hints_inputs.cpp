@@ -16,8 +16,8 @@
 #include <tuple>
 
 #include "hints_internal.h"
-#include "tilecheck/contract.h"
-#include "tilecheck/error.h"
+#include "tilecheck/reference/contract.h"
+#include "tilecheck/reference/error.h"
 
 namespace tc::hints {
 namespace {

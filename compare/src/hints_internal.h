@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "tilecheck/compare.h"
+#include "tilecheck/compare/compare.h"
 
 namespace tc::hints {
 

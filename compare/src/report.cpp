@@ -1,11 +1,11 @@
-#include "tilecheck/report.h"
+#include "tilecheck/compare/report.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
 
-#include "tilecheck/error.h"
+#include "tilecheck/reference/error.h"
 
 namespace tc {
 namespace {

@@ -1,4 +1,4 @@
-#include "tilecheck/tiles.h"
+#include "tilecheck/compare/tiles.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "tilecheck/verdict.h"
+#include "tilecheck/compare/verdict.h"
 
 namespace tc {
 

@@ -3,7 +3,7 @@
 // switch that turns a TileConfig value into a template instance.
 #pragma once
 #include "marlin_kernel.cuh"
-#include "tilecheck/schedule.h"
+#include "tilecheck/reference/schedule.h"
 
 namespace tc::device {
 

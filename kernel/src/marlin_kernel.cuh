@@ -2,7 +2,7 @@
 //   A: (rows, K) fp16 row-major   B: (K/16, 2N) int32 packed   scales: (G, N) fp16 permuted
 //   C: (rows, N) fp16 row-major
 // Written from the published algorithm (research/marlin.md): 256 threads, one block per SM, a
-// striped partition of k-tiles (tilecheck/stripe.h), a 4-stage cp.async pipeline, ldmatrix and
+// striped partition of k-tiles (tilecheck/reference/stripe.h), a 4-stage cp.async pipeline, ldmatrix and
 // mma.sync m16n8k16 with fp32 accumulation, a block reduction in shared memory, a cross-block
 // reduction ordered by per-column locks, and per-column scales fetched by the last block.
 //
@@ -15,8 +15,8 @@
 #include <cuda_fp16.h>
 
 #include "ptx.cuh"
-#include "tilecheck/smem_layout.h"
-#include "tilecheck/stripe.h"
+#include "tilecheck/kernel/smem_layout.h"
+#include "tilecheck/reference/stripe.h"
 #include "variants.h"
 
 namespace tc::device {
@@ -75,7 +75,7 @@ struct KernelArgs {
   int contract;  // 0 marlin, 1 fp32 (tc_contract)
   // The dump variant (TC_ACC_DUMP) only: for the tile of schedule column `dump_column`, each warp
   // row's accumulators after every k-tile, then the running sum after every reduction step
-  // (layout: tilecheck/kernel_api.h, tc_kernel_run_dump).
+  // (layout: tilecheck/kernel/kernel_api.h, tc_kernel_run_dump).
   float* dump;
   int dump_column;
 };

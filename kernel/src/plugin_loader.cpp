@@ -1,8 +1,8 @@
-#include "tilecheck/plugin_loader.h"
+#include "tilecheck/kernel/plugin_loader.h"
 
 #include <dlfcn.h>
 
-#include "tilecheck/error.h"
+#include "tilecheck/reference/error.h"
 
 namespace tc {
 namespace {
@@ -11,7 +11,7 @@ template <typename Fn>
 Fn symbol(void* handle, const char* name, const std::string& path, bool required) {
   void* p = dlsym(handle, name);
   require(p != nullptr || !required, "kernel library ", path, " does not export ", name,
-          " (see tilecheck/plugin.h)");
+          " (see tilecheck/kernel/plugin.h)");
   return reinterpret_cast<Fn>(p);
 }
 

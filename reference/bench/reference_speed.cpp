@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "tilecheck/gemm.h"
-#include "tilecheck/rng.h"
+#include "tilecheck/reference/gemm.h"
+#include "tilecheck/reference/rng.h"
 
 int main(int argc, char** argv) {
   const int M = argc > 1 ? std::atoi(argv[1]) : 16;

@@ -1,11 +1,11 @@
-#include "tilecheck/bound.h"
+#include "tilecheck/reference/bound.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "tilecheck/contract.h"
-#include "tilecheck/error.h"
+#include "tilecheck/reference/contract.h"
+#include "tilecheck/reference/error.h"
 
 namespace tc {
 namespace {

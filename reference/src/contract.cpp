@@ -1,9 +1,9 @@
-#include "tilecheck/contract.h"
+#include "tilecheck/reference/contract.h"
 
 #include <algorithm>
 #include <vector>
 
-#include "tilecheck/error.h"
+#include "tilecheck/reference/error.h"
 
 namespace tc {
 

@@ -1,7 +1,7 @@
 // binary16 rounding and inspection on raw bits. The rounding works on the exact double value: the
 // quantum (spacing) at |x| is a power of two, so |x| / quantum is exact and its ties-to-even integer
 // rounding is the fp16 significand.
-#include "tilecheck/fp16.h"
+#include "tilecheck/reference/fp16.h"
 
 #include <cmath>
 #include <cstdint>

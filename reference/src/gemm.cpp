@@ -2,14 +2,14 @@
 // 2^-24 (|v| < 2^40), so each product is an integer number of 2^-48 below 2^80 and a sum of up to
 // 2^20 of them fits a signed 128-bit integer: no rounding until the final conversion, which rounds
 // to odd so that the contract's later roundings (to fp32, to fp16) are correct.
-#include "tilecheck/gemm.h"
+#include "tilecheck/reference/gemm.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <vector>
 
-#include "tilecheck/error.h"
+#include "tilecheck/reference/error.h"
 
 namespace tc {
 namespace {

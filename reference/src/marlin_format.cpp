@@ -1,10 +1,10 @@
-#include "tilecheck/marlin_format.h"
+#include "tilecheck/reference/marlin_format.h"
 
 #include <array>
 #include <cstdint>
 
-#include "tilecheck/error.h"
-#include "tilecheck/shape.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/reference/shape.h"
 
 namespace tc {
 namespace {

@@ -1,4 +1,4 @@
-#include "tilecheck/matrix.h"
+#include "tilecheck/reference/matrix.h"
 
 #include <vector>
 

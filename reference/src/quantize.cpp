@@ -1,9 +1,9 @@
-#include "tilecheck/quantize.h"
+#include "tilecheck/reference/quantize.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "tilecheck/error.h"
+#include "tilecheck/reference/error.h"
 
 namespace tc {
 

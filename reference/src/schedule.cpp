@@ -1,10 +1,10 @@
-#include "tilecheck/schedule.h"
+#include "tilecheck/reference/schedule.h"
 
 #include <algorithm>
 #include <cstdio>
 
-#include "tilecheck/error.h"
-#include "tilecheck/stripe.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/reference/stripe.h"
 
 namespace tc {
 

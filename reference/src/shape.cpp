@@ -1,6 +1,6 @@
-#include "tilecheck/shape.h"
+#include "tilecheck/reference/shape.h"
 
-#include "tilecheck/error.h"
+#include "tilecheck/reference/error.h"
 
 namespace tc {
 

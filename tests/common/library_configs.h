@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "tilecheck/schedule.h"
+#include "tilecheck/reference/schedule.h"
 
 namespace tc::testing {
 

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <cstdint>
 
-#include "tilecheck/matrix.h"
-#include "tilecheck/quantize.h"
-#include "tilecheck/rng.h"
+#include "tilecheck/reference/matrix.h"
+#include "tilecheck/reference/quantize.h"
+#include "tilecheck/reference/rng.h"
 
 namespace tc::testing {
 

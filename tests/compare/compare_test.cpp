@@ -1,6 +1,6 @@
 // The comparator on synthetic outputs: the contract's own expected output and a correct kernel model
 // pass every tier; each injected fault gets the right verdict counts and location.
-#include "tilecheck/compare.h"
+#include "tilecheck/compare/compare.h"
 
 #include <cstdio>
 
@@ -9,10 +9,10 @@
 #include <gtest/gtest.h>
 
 #include "synthetic.h"
-#include "tilecheck/determinism.h"
-#include "tilecheck/error.h"
-#include "tilecheck/poison.h"
-#include "tilecheck/report.h"
+#include "tilecheck/compare/determinism.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/compare/poison.h"
+#include "tilecheck/compare/report.h"
 
 namespace tc {
 namespace {

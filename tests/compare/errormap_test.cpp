@@ -1,7 +1,7 @@
-// The error map round-trips through HDF5 (tilecheck/h5.h), its attribution matches tc::locate, and
+// The error map round-trips through HDF5 (tilecheck/fixtures/h5.h), its attribution matches tc::locate, and
 // it is byte-reproducible. Golden fixtures made by tc::make_fixture give expectations whose own
 // output passes every tier, for every distribution the catalogue has.
-#include "tilecheck/errormap.h"
+#include "tilecheck/compare/errormap.h"
 
 #include <unistd.h>
 
@@ -12,12 +12,12 @@
 #include <gtest/gtest.h>
 
 #include "synthetic.h"
-#include "tilecheck/catalogue.h"
-#include "tilecheck/error.h"
-#include "tilecheck/fixture.h"
-#include "tilecheck/h5.h"
-#include "tilecheck/poison.h"
-#include "tilecheck/report.h"
+#include "tilecheck/fixtures/catalogue.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/fixtures/fixture.h"
+#include "tilecheck/fixtures/h5.h"
+#include "tilecheck/compare/poison.h"
+#include "tilecheck/compare/report.h"
 
 namespace tc {
 namespace {

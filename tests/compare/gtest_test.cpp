@@ -1,5 +1,5 @@
 // The predicate-formatters: pass quietly, fail with the report, write the error map on failure.
-#include "tilecheck/compare_gtest.h"
+#include "tilecheck/compare/compare_gtest.h"
 
 #include <unistd.h>
 
@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "synthetic.h"
-#include "tilecheck/errormap.h"
-#include "tilecheck/poison.h"
+#include "tilecheck/compare/errormap.h"
+#include "tilecheck/compare/poison.h"
 
 namespace tc {
 namespace {

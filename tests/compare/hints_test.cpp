@@ -1,15 +1,15 @@
 // Signature hints on synthetic outputs: each fault gets its hint, computed from the data, and the
 // hints that would mislead stay silent.
-#include "tilecheck/hints.h"
+#include "tilecheck/compare/hints.h"
 
 #include <gtest/gtest.h>
 
 #include "synthetic.h"
-#include "tilecheck/compare.h"
-#include "tilecheck/determinism.h"
-#include "tilecheck/error.h"
-#include "tilecheck/poison.h"
-#include "tilecheck/report.h"
+#include "tilecheck/compare/compare.h"
+#include "tilecheck/compare/determinism.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/compare/poison.h"
+#include "tilecheck/compare/report.h"
 
 namespace tc {
 namespace {

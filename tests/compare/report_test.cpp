@@ -1,6 +1,6 @@
 // The report text: the torch-style header, the worst element's attribution, the histogram, the 16
 // worst, the tile map (compressed when large) and the length cap.
-#include "tilecheck/report.h"
+#include "tilecheck/compare/report.h"
 
 #include <algorithm>
 #include <sstream>
@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 
 #include "synthetic.h"
-#include "tilecheck/error.h"
-#include "tilecheck/poison.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/compare/poison.h"
 
 namespace tc {
 namespace {

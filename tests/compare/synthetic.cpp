@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tilecheck/error.h"
-#include "tilecheck/rng.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/reference/rng.h"
 
 namespace tc::testing {
 namespace {

@@ -6,7 +6,7 @@
 #include <ostream>
 #include <string>
 
-#include "tilecheck/expectation.h"
+#include "tilecheck/compare/expectation.h"
 
 namespace tc::testing {
 

@@ -1,12 +1,12 @@
 // The per-element rules: verdicts, marks, signed ULP distances, allowances, the T0 rule, the
 // histogram bins and the guard-band split.
-#include "tilecheck/verdict.h"
+#include "tilecheck/compare/verdict.h"
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/compare.h"
-#include "tilecheck/error.h"
-#include "tilecheck/poison.h"
+#include "tilecheck/compare/compare.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/compare/poison.h"
 
 namespace tc {
 namespace {

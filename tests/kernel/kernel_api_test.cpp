@@ -2,8 +2,8 @@
 // touching the GPU — so these run anywhere, with fake device pointers.
 #include <gtest/gtest.h>
 
-#include "gpu_test.h"
-#include "tilecheck/error.h"
+#include "common/gpu_test.h"
+#include "tilecheck/reference/error.h"
 
 namespace tc {
 namespace {

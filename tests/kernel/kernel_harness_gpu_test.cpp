@@ -7,11 +7,11 @@
 #include <cuda_runtime.h>
 #include <gtest/gtest.h>
 
-#include "gpu_test.h"
-#include "tilecheck/compare_gtest.h"
-#include "tilecheck/golden.h"
-#include "tilecheck/schedule.h"
-#include "tilecheck/suite_runner.h"
+#include "common/gpu_test.h"
+#include "tilecheck/compare/compare_gtest.h"
+#include "tilecheck/fixtures/golden.h"
+#include "tilecheck/reference/schedule.h"
+#include "tilecheck/suite/runner.h"
 
 namespace tc {
 namespace {

@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "gpu_test.h"
-#include "tilecheck/marlin_format.h"
-#include "tilecheck/rng.h"
+#include "common/gpu_test.h"
+#include "tilecheck/reference/marlin_format.h"
+#include "tilecheck/reference/rng.h"
 
 namespace tc {
 namespace {

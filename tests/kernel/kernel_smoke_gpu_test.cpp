@@ -8,12 +8,12 @@
 
 #include <gtest/gtest.h>
 
-#include "../common/test_inputs.h"
-#include "gpu_test.h"
-#include "tilecheck/marlin_format.h"
-#include "tilecheck/compare_gtest.h"
-#include "tilecheck/poison.h"
-#include "tilecheck/gemm.h"
+#include "common/test_inputs.h"
+#include "common/gpu_test.h"
+#include "tilecheck/reference/marlin_format.h"
+#include "tilecheck/compare/compare_gtest.h"
+#include "tilecheck/compare/poison.h"
+#include "tilecheck/reference/gemm.h"
 
 namespace tc {
 namespace {

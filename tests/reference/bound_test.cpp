@@ -2,7 +2,7 @@
 // by fp32 accumulation that truncates in any order (with the schedule's cross-block reductions,
 // fp16 partial sums under the marlin contract), and it must be tight enough that accumulating in
 // fp16 instead breaks it.
-#include "tilecheck/bound.h"
+#include "tilecheck/reference/bound.h"
 
 #include <algorithm>
 #include <cmath>
@@ -11,8 +11,8 @@
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/gemm.h"
-#include "../common/test_inputs.h"
+#include "tilecheck/reference/gemm.h"
+#include "common/test_inputs.h"
 
 namespace tc {
 namespace {

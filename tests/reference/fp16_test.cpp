@@ -1,13 +1,13 @@
 // Exhaustive checks of the binary16 helpers over all 65,536 bit patterns, with the compiler's own
 // _Float16 conversion (libgcc, correctly rounded) as an independent oracle for rounding.
-#include "tilecheck/fp16.h"
+#include "tilecheck/reference/fp16.h"
 
 #include <cmath>
 #include <cstring>
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/rng.h"
+#include "tilecheck/reference/rng.h"
 
 namespace tc {
 namespace {

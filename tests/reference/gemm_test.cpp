@@ -1,12 +1,12 @@
-#include "tilecheck/gemm.h"
+#include "tilecheck/reference/gemm.h"
 
 #include <cmath>
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/bound.h"
-#include "tilecheck/error.h"
-#include "../common/test_inputs.h"
+#include "tilecheck/reference/bound.h"
+#include "tilecheck/reference/error.h"
+#include "common/test_inputs.h"
 
 namespace tc {
 namespace {

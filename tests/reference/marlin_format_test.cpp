@@ -1,12 +1,12 @@
 // The packed format checked three ways: round trips, one-hot codes landing in the word and nibble
 // the format defines, and an emulation of what each mma lane decodes from its 16-byte load.
-#include "tilecheck/marlin_format.h"
+#include "tilecheck/reference/marlin_format.h"
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/error.h"
-#include "tilecheck/rng.h"
-#include "tilecheck/shape.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/reference/rng.h"
+#include "tilecheck/reference/shape.h"
 
 namespace tc {
 namespace {

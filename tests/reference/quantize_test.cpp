@@ -1,13 +1,13 @@
-#include "tilecheck/quantize.h"
+#include "tilecheck/reference/quantize.h"
 
 #include <array>
 #include <cmath>
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/contract.h"
-#include "tilecheck/error.h"
-#include "../common/test_inputs.h"
+#include "tilecheck/reference/contract.h"
+#include "tilecheck/reference/error.h"
+#include "common/test_inputs.h"
 
 namespace tc {
 namespace {

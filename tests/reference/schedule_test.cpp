@@ -1,12 +1,12 @@
-#include "tilecheck/schedule.h"
+#include "tilecheck/reference/schedule.h"
 
 #include <map>
 #include <tuple>
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/error.h"
-#include "tilecheck/rng.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/reference/rng.h"
 
 namespace tc {
 namespace {

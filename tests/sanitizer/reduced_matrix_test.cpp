@@ -4,7 +4,7 @@
 // partials and the fp16 running sum in C), a last block that goes on to another column, batched
 // launches, per-column and grouped scales (every group-to-tile relation), both tiles, and every
 // scale-fetch order at grid sizes 1 and 3. This checks it on the CPU with the schedule model the
-// kernel shares (tilecheck/stripe.h), for the catalogue and the kernel library's 32 configurations,
+// kernel shares (tilecheck/reference/stripe.h), for the catalogue and the kernel library's 32 configurations,
 // and prints which cells reach which path.
 #include <algorithm>
 #include <iostream>
@@ -16,13 +16,13 @@
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/catalogue.h"
-#include "tilecheck/error.h"
-#include "tilecheck/golden.h"
-#include "tilecheck/schedule.h"
-#include "tilecheck/smem_layout.h"
-#include "tilecheck/suite_cells.h"
-#include "../common/library_configs.h"
+#include "tilecheck/fixtures/catalogue.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/fixtures/golden.h"
+#include "tilecheck/reference/schedule.h"
+#include "tilecheck/kernel/smem_layout.h"
+#include "tilecheck/suite/cells.h"
+#include "common/library_configs.h"
 
 namespace tc {
 namespace {
@@ -161,7 +161,7 @@ TEST_P(ReducedMatrix, ReachesEveryCodePathTheSanitizersCheck) {
   for (const std::string& path : required_paths(GetParam().scales)) {
     if (!cov.has(path)) missing += "\n  " + path;
   }
-  EXPECT_TRUE(missing.empty()) << "the reduced matrix (in_reduced, cli/suite/src/suite_cells.cpp) has no "
+  EXPECT_TRUE(missing.empty()) << "the reduced matrix (in_reduced, suite/src/cells.cpp) has no "
                                << name(GetParam().scales) << " cell of order " << GetParam().order
                                << " that reaches:" << missing;
 }

@@ -2,10 +2,10 @@
 // and on the correct kernel they stay within their bounds at every k-tile and reduction step.
 #include <gtest/gtest.h>
 
-#include "../kernel/gpu_test.h"
-#include "tilecheck/dump_run.h"
-#include "tilecheck/golden.h"
-#include "tilecheck/suite_runner.h"
+#include "common/gpu_test.h"
+#include "tilecheck/suite/dump_run.h"
+#include "tilecheck/fixtures/golden.h"
+#include "tilecheck/suite/runner.h"
 
 namespace tc {
 namespace {

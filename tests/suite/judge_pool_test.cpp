@@ -8,7 +8,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/judge_pool.h"
+#include "tilecheck/suite/judge_pool.h"
 
 namespace tc {
 namespace {

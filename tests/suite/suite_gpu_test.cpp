@@ -11,10 +11,10 @@
 
 #include <gtest/gtest.h>
 
-#include "../kernel/gpu_test.h"
-#include "tilecheck/compare_gtest.h"
-#include "tilecheck/golden.h"
-#include "tilecheck/suite_runner.h"
+#include "common/gpu_test.h"
+#include "tilecheck/compare/compare_gtest.h"
+#include "tilecheck/fixtures/golden.h"
+#include "tilecheck/suite/runner.h"
 
 namespace tc {
 namespace {

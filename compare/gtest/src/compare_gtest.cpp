@@ -1,11 +1,11 @@
-#include "tilecheck/compare_gtest.h"
+#include "tilecheck/compare/compare_gtest.h"
 
 #include <cstdlib>
 #include <filesystem>
 
-#include "tilecheck/error.h"
-#include "tilecheck/errormap.h"
-#include "tilecheck/report.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/compare/errormap.h"
+#include "tilecheck/compare/report.h"
 
 namespace tc {
 namespace {

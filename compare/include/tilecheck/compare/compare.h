@@ -1,0 +1,115 @@
+// The comparator: judges a kernel's output against an Expectation, element by element and tier by
+// tier, and aggregates the verdicts per output tile. It returns a Comparison (a report, never a
+// bool); tilecheck/compare/report.h turns it into text, tilecheck/compare/errormap.h into an HDF5 error map.
+//
+// Tiers (thresholds and their justification: docs/numerics.md, "Statistics tier (T2)"):
+//   T0 exact       cases of the `exact` distribution: every element bitwise equal to the expected
+//                  output (+-0 equal, any NaN for NaN)
+//   T1 bound       every element admissible, no guard cell written, nothing left unwritten
+//   T2 statistics  over the elements that pass T1 with got and expected finite (at least
+//                  kStatsMinElements; gross failures are T1's, T2 looks for subtle ones):
+//                  |bias| and |bias toward zero| <= max(kBiasLimit, 5 standard errors) ULP, each
+//                  element's error clipped to +-1 ULP; RMS(ulp / max(1, allowance)) <= kRmsLimit
+//   T3 determinism repeated outputs bitwise equal (tilecheck/compare/determinism.h)
+#pragma once
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tilecheck/compare/expectation.h"
+#include "tilecheck/compare/hints.h"
+#include "tilecheck/reference/matrix.h"
+#include "tilecheck/compare/verdict.h"
+
+namespace tc {
+
+// A guard cell in output coordinates: outside [0, M) x [0, N), e.g. row M or column -1.
+struct GuardCell {
+  int row = 0;
+  int col = 0;
+  half_bits bits = 0;
+};
+struct GuardBand {
+  long long cells = 0;             // guard cells checked
+  std::vector<GuardCell> written;  // those that no longer hold kPoison
+};
+// The harness allocates C with margins (rows above/below, columns left/right) poisoned like C;
+// these split such a buffer into the output and its guard band.
+HalfMatrix interior(const HalfMatrix& buffer, int top, int left, int bottom, int right);
+GuardBand guard_band(const HalfMatrix& buffer, int top, int left, int bottom, int right);
+
+constexpr long long kStatsMinElements = 256;
+constexpr double kBiasLimit = 0.1;   // ULP; a directed-rounding epilogue gives 0.25-0.5, correct <= 0.02
+constexpr double kBiasSigmas = 5;    // and the bias must be this many standard errors from zero
+constexpr double kRmsLimit = 0.5;    // correct kernels measured <= 0.36
+
+// Histogram of |ulp| over comparable elements: {0, 1, 2, 3-4, 5-8, 9-16, 17-64, >64}.
+constexpr int kHistogramBins = 8;
+const char* histogram_label(int bin);
+int histogram_bin(std::int32_t abs_ulp);
+
+struct Counts {
+  long long elements = 0;      // M * N
+  long long bound = 0;         // FAIL_BOUND elements
+  long long nonfinite = 0;
+  long long unwritten = 0;
+  long long guard = 0;         // guard cells written
+  long long not_exact = 0;     // elements that are not bitwise exact (T0's count)
+  long long mismatched() const { return bound + nonfinite + unwritten + guard; }
+};
+
+struct Statistics {
+  long long n = 0;              // passing elements with got and expected finite and a bounded allowance
+  double bias = 0;              // mean of clamp(ulp, -1, 1)
+  double bias_toward_zero = 0;  // mean of clamp(ulp, -1, 1) * sign(expected): < 0 toward zero
+  double bias_error = 0;        // standard error of either mean, bounded by sqrt(mean(clamp^2) / n)
+  double rms = 0;               // sqrt(mean((ulp / max(1, allowance))^2))
+  double bias_limit() const;    // max(kBiasLimit, kBiasSigmas * bias_error)
+};
+
+enum class TierStatus { pass, fail, not_applicable };
+struct TierResult {
+  TierStatus status = TierStatus::not_applicable;
+  std::string detail;  // one line: why
+};
+
+struct TileSummary {
+  std::array<long long, kVerdicts> verdicts{};  // per Verdict; guard counts guard cells next to it
+  Mark worst = Mark::exact;
+  std::int32_t max_abs_ulp = 0;     // over comparable elements
+  double max_utilization = 0;
+};
+
+struct CompareOptions {
+  bool exact_tier = true;       // run T0 when the case is of the exact distribution
+  bool statistics_tier = true;  // run T2 (skipped below kStatsMinElements elements)
+};
+
+struct Comparison {
+  int M = 0;
+  int N = 0;
+  HalfMatrix got;                         // (M, N) what was judged
+  RowMatrix<std::uint8_t> verdict;        // (M, N) Verdict
+  RowMatrix<std::uint8_t> mark;           // (M, N) Mark (heatmap class)
+  RowMatrix<std::int32_t> ulp;            // (M, N) signed ULP distance to expected; kNotComparable
+  RowMatrix<std::int32_t> allowance;      // (M, N) ULPs; kUnbounded
+  GuardBand guard;
+  Counts counts;
+  std::array<long long, kHistogramBins> histogram{};
+  long long not_comparable = 0;
+  Statistics stats;
+  TierResult t0, t1, t2;
+  std::vector<TileSummary> tiles;         // the Expectation's tile grid, row-major
+  std::vector<std::pair<int, int>> worst; // up to 16 (row, col), worst first (verdict, utilization)
+  std::vector<Hint> hints;
+  bool passed() const;                    // no applicable tier failed
+};
+
+Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand& guard = {},
+                   const CompareOptions& options = {});
+
+// The element of the output nearest to a guard cell (its coordinates clamped into the output).
+std::pair<int, int> nearest_element(const GuardCell& g, int M, int N);
+
+}  // namespace tc

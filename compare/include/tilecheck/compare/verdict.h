@@ -1,0 +1,102 @@
+// The verdict on one output element: the rules every tier builds on (docs/compare.md).
+//   UNWRITTEN  got is the poison sentinel (tilecheck/compare/poison.h): the kernel never wrote it
+//   PASS       got is admissible: tc::admits(bounds, got) under the contract and the schedule
+//   NONFINITE  got is NaN or Inf and not admissible (e.g. finite expected)
+//   FAIL_BOUND got is finite and not admissible
+//   GUARD      a cell of the guard band around the output was written (guard cells only)
+// Admissibility already encodes the special values (tilecheck/reference/bound.h): +-0 compare equal, an
+// expected NaN accepts any NaN and nothing else, Inf only where the interval reaches overflow.
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <string_view>
+
+#include "tilecheck/reference/bound.h"
+#include "tilecheck/reference/fp16.h"
+#include "tilecheck/compare/poison.h"
+
+namespace tc {
+
+enum class Verdict : std::uint8_t { pass = 0, fail_bound = 1, nonfinite = 2, unwritten = 3, guard = 4 };
+constexpr int kVerdicts = 5;
+std::string_view name(Verdict v);  // "PASS", "FAIL_BOUND", "NONFINITE", "UNWRITTEN", "GUARD"
+
+// The heatmap class of an element, ordered by severity so that a tile shows its worst element:
+//   '.' bitwise exact (+-0 equal, NaN for NaN)   '1' one ULP off   'b' further, within the bound
+//   'X' FAIL_BOUND   'N' NONFINITE   'U' UNWRITTEN   'G' a guard cell next to it was written
+enum class Mark : std::uint8_t { exact = 0, one_ulp, within_bound, fail, nonfinite, unwritten, guard };
+constexpr int kMarks = 7;
+char symbol(Mark m);
+
+// ULP distances are signed: key(got) - key(expected), positive when got is larger.
+// kNotComparable: exactly one of the two is NaN, or one is Inf and the other finite (Inf is one key
+// past 65504, but never "one ULP" off).
+constexpr std::int32_t kNotComparable = std::numeric_limits<std::int32_t>::min();
+// The allowance of an element whose every result is admissible (an fp16 partial sum may overflow).
+constexpr std::int32_t kUnbounded = -1;
+
+// The per-element rules are inline: the comparator applies them to every element of large outputs.
+inline std::int32_t signed_ulp(half_bits got, half_bits expected) {
+  if (is_nan(got) || is_nan(expected)) return is_nan(got) && is_nan(expected) ? 0 : kNotComparable;
+  if (is_inf(got) != is_inf(expected)) return kNotComparable;
+  return half_key(got) - half_key(expected);
+}
+
+// How far from `expected`, in ULPs, the admissible range reaches on the side where got lies (the
+// farther side when got equals expected or is NaN), so |ulp| <= allowance exactly when a comparable
+// got is admissible. 0 for an expected NaN, kUnbounded when everything is admissible.
+inline std::int32_t allowance_ulps(half_bits got, half_bits expected, const Admissible& adm) {
+  if (adm.unbounded) return kUnbounded;
+  if (adm.nan_expected || is_nan(expected)) return 0;
+  const std::int32_t k = half_key(expected);
+  const std::int32_t up = adm.key_hi - k > 0 ? adm.key_hi - k : 0;
+  const std::int32_t down = k - adm.key_lo > 0 ? k - adm.key_lo : 0;
+  const std::int32_t g = is_nan(got) ? k : half_key(got);
+  return g > k ? up : g < k ? down : (up > down ? up : down);
+}
+
+// T0's rule: bitwise equal, except that +0 equals -0 and an expected NaN accepts any NaN.
+inline bool exact_match(half_bits got, half_bits expected) {
+  if (is_nan(expected)) return is_nan(got);
+  return got == expected || ((got | expected) & 0x7FFF) == 0;  // the second: +0 and -0
+}
+
+struct ElementJudgement {
+  Verdict verdict = Verdict::pass;
+  Mark mark = Mark::exact;
+  std::int32_t ulp = 0;        // signed_ulp(got, expected)
+  std::int32_t allowance = 0;  // allowance_ulps(got, expected, adm)
+};
+
+inline ElementJudgement judge_element(half_bits got, half_bits expected, const Admissible& adm) {
+  ElementJudgement j;
+  j.ulp = signed_ulp(got, expected);
+  j.allowance = allowance_ulps(got, expected, adm);
+  if (got == kPoison) {
+    j.verdict = Verdict::unwritten;
+    j.mark = Mark::unwritten;
+  } else if (admits(adm, got)) {
+    j.verdict = Verdict::pass;
+    j.mark = exact_match(got, expected) ? Mark::exact
+             : (j.ulp == 1 || j.ulp == -1) ? Mark::one_ulp
+                                           : Mark::within_bound;
+  } else if (!is_finite(got)) {
+    j.verdict = Verdict::nonfinite;
+    j.mark = Mark::nonfinite;
+  } else {
+    j.verdict = Verdict::fail_bound;
+    j.mark = Mark::fail;
+  }
+  return j;
+}
+
+// |ulp| / max(1, allowance): at most 1 inside the bound, above 1 outside it, except that an allowance
+// of 0 counts as 1 (an element allowed no deviation reads 1 when one ULP off). Infinite when not
+// comparable; 0 when unbounded.
+inline double utilization(std::int32_t ulp, std::int32_t allowance) {
+  if (ulp == kNotComparable) return std::numeric_limits<double>::infinity();
+  if (allowance == kUnbounded) return 0.0;
+  return (ulp < 0 ? -static_cast<double>(ulp) : static_cast<double>(ulp)) / (allowance > 1 ? allowance : 1);
+}
+
+}  // namespace tc

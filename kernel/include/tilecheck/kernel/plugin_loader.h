@@ -1,0 +1,48 @@
+// Loads a kernel library that implements the plugin ABI (tilecheck/kernel/plugin.h) with dlopen, checks
+// its ABI version, and calls it. Our own kernel variants are loaded the same way.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tilecheck/kernel/kernel_api.h"
+#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/reference/schedule.h"
+
+namespace tc {
+
+struct RunResult {
+  tc_status status = TC_OK;
+  std::string message;
+  bool ok() const { return status == TC_OK; }
+};
+
+class KernelPlugin {
+ public:
+  // Throws tc::Error naming the path and the problem (missing file, missing symbol, ABI mismatch).
+  static KernelPlugin load(const std::string& path);
+
+  const tc_plugin_info_t& info() const { return *info_; }
+  std::vector<TileConfig> configs() const;  // info().configs as values
+  const std::string& path() const { return path_; }
+  RunResult workspace_size(const tc_problem& problem, size_t& bytes) const;
+  RunResult run(const tc_problem& problem) const;
+  bool can_trace() const { return traced_ != nullptr; }
+  // Only for libraries that export tc_kernel_run_traced (ours); throws otherwise.
+  RunResult run_traced(const tc_problem& problem, int* trace, int capacity) const;
+  bool can_dump() const { return dump_ != nullptr; }
+  // Only for our dump variant (tc_kernel_run_dump); throws otherwise.
+  RunResult run_dump(const tc_problem& problem, int launch, int column, float* dump) const;
+
+ private:
+  std::string path_;
+  void* handle_ = nullptr;  // kept open for the life of the process
+  const tc_plugin_info_t* info_ = nullptr;
+  tc_status (*workspace_size_)(const tc_problem*, size_t*, char*, size_t) = nullptr;
+  tc_status (*run_)(const tc_problem*, char*, size_t) = nullptr;
+  tc_kernel_run_traced_fn traced_ = nullptr;
+  tc_kernel_run_dump_fn dump_ = nullptr;
+};
+
+const char* status_name(tc_status s);
+
+}  // namespace tc

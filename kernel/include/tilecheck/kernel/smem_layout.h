@@ -1,0 +1,79 @@
+// Shared-memory layout of the kernel, as plain constexpr arithmetic shared by the device code and
+// the host-side static check (tests/kernel/smem_layout_test.cpp), which prints every region of
+// every configuration and fails if two regions that can be live at the same time overlap.
+//
+//   [ A stages | B stages | scale slots ]            the epilogue tile (fp32, the block's sums)
+//   [ epilogue tile ...        ]                      reuses the stage area once the pipeline drains
+#pragma once
+
+#include "tilecheck/reference/stripe.h"  // TC_HOST_DEVICE
+
+namespace tc {
+
+constexpr int kThreads = 256;  // 8 warps
+constexpr int kStages = 4;     // cp.async pipeline depth
+
+// Phases of one slice, for liveness.
+enum SmemPhase : unsigned {
+  kPhaseMainLoop = 1u,      // cp.async stages in flight and read
+  kPhaseBlockReduce = 2u,   // warps add their accumulators into the epilogue tile
+  kPhaseGlobalReduce = 4u,  // partial sums from and to other blocks
+  kPhaseWriteOut = 8u,      // the tile is converted and written to C
+};
+
+struct SmemRegion {
+  const char* name;
+  int begin;        // bytes
+  int end;
+  unsigned phases;  // SmemPhase bits in which the region holds live data
+  int buffer;       // regions with the same buffer id are one buffer used in sequence
+};
+
+struct SmemLayout {
+  int a_stage = 0, b_stage = 0;      // bytes per pipeline stage
+  int scale_rows = 0;                // scale rows per stage (grouped) or 1 (per column)
+  int scale_slot = 0;                // bytes per scale slot
+  int a_begin = 0, b_begin = 0, scale_begin = 0, total = 0;
+  int tile_begin = 0, tile_bytes = 0;  // fp32 epilogue tile: reduction scratch and output staging
+  int column_scale_begin = 0;          // per-column scale slot
+};
+
+// m, n, k: m_blocks, n_blocks, k_blocks; g: group_blocks (-1 per column). `scales_in_scratch`
+// reproduces the seed's suspected layout (mutant 1): the per-column slot inside the epilogue tile.
+TC_HOST_DEVICE constexpr SmemLayout smem_layout(int m, int n, int k, int g, bool scales_in_scratch = false) {
+  SmemLayout l{};
+  l.a_stage = 16 * m * 16 * k * 2;
+  l.b_stage = 16 * k * 16 * n / 2;
+  l.scale_rows = (g > 0 && g < k) ? k / g : 1;
+  l.scale_slot = l.scale_rows * 16 * n * 2;
+  l.a_begin = 0;
+  l.b_begin = kStages * l.a_stage;
+  l.scale_begin = l.b_begin + kStages * l.b_stage;
+  const int scale_slots = g > 0 ? kStages : 1;
+  l.total = l.scale_begin + scale_slots * l.scale_slot;
+  l.tile_begin = 0;
+  l.tile_bytes = 16 * m * 16 * n * 4;
+  l.column_scale_begin = scales_in_scratch ? 0 : l.scale_begin;
+  return l;
+}
+
+// The regions of a layout; returns how many were written to `out` (at most 6).
+TC_HOST_DEVICE inline int smem_regions(const SmemLayout& l, int g, SmemRegion* out) {
+  int n = 0;
+  const unsigned epilogue = kPhaseBlockReduce | kPhaseGlobalReduce | kPhaseWriteOut;
+  out[n++] = {"A stages", l.a_begin, l.b_begin, kPhaseMainLoop, 0};
+  out[n++] = {"B stages", l.b_begin, l.scale_begin, kPhaseMainLoop, 1};
+  if (g > 0) {
+    out[n++] = {"group scale slots", l.scale_begin, l.total, kPhaseMainLoop, 2};
+  } else {
+    // Live from its fetch (hoisted: with the first stage) until the write-out reads it.
+    out[n++] = {"column scale slot", l.column_scale_begin, l.column_scale_begin + l.scale_slot,
+                kPhaseMainLoop | epilogue, 2};
+  }
+  out[n++] = {"reduction scratch", l.tile_begin, l.tile_begin + l.tile_bytes,
+              kPhaseBlockReduce | kPhaseGlobalReduce, 3};
+  out[n++] = {"output staging", l.tile_begin, l.tile_begin + l.tile_bytes, kPhaseWriteOut, 3};
+  return n;
+}
+
+}  // namespace tc

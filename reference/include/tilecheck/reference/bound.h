@@ -1,0 +1,64 @@
+// Error bounds: for each output element, the set of fp16 results a correct kernel may produce under
+// a contract and a schedule (derivation: docs/numerics.md).
+//
+//   E = gamma_{K + P}(2^-23) * S                      fp32 accumulation, modelled as truncation; P
+//                                                     cross-block additions (P = slice_count - 1)
+//     + sum_j (u16 * (1 + gamma) * S_j + 2^-25)         marlin contract only: the P fp16 roundings
+//                                                     of partial sums, S_j the magnitude sum of the
+//                                                     j-th stored partial
+// The output passes iff it is a possible rounding, under the contract's epilogue, of some value in
+// [y* - E, y* + E]. Rounding is monotone, so that set is a range of ordered keys [key_lo, key_hi].
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "tilecheck/reference/contract.h"
+#include "tilecheck/reference/fp16.h"
+#include "tilecheck/reference/matrix.h"
+#include "tilecheck/reference/quantize.h"
+#include "tilecheck/reference/schedule.h"
+
+namespace tc {
+
+constexpr double kAccumulatorUnit = 1.0 / 8388608.0;  // 2^-23: fp32 accumulation with truncation
+
+double gamma(int n, double u);  // n*u / (1 - n*u); +Inf when n*u >= 1
+
+struct Admissible {
+  std::int32_t key_lo = 0;  // ordered keys (tc::half_key); +-Inf are +-31744
+  std::int32_t key_hi = 0;
+  bool nan_expected = false;  // y* is NaN: any NaN passes, nothing else does
+  bool unbounded = false;     // an fp16 partial sum may overflow: every result is admissible
+};
+
+bool admits(const Admissible& a, half_bits got);
+
+// The admissible set for an accumulator known to lie in [y - E, y + E] (E >= 0), through the
+// contract's epilogue (`scale` is used for per-column groups only).
+Admissible admissible_output(double y, double E, half_bits scale, int group, Contract contract);
+
+// The allowance E for one element: S its magnitude sum, K the depth, partial_S the magnitude sums
+// of the fp16 partial sums stored along the way (empty for the fp32 contract or one slice).
+double allowance(double S, int K, int cross_block_adds, const std::vector<double>& partial_S);
+
+// Above this many multiply-adds (M * N * K) the marlin contract's stored partials are each charged
+// the element's whole S rather than their own magnitude (docs/numerics.md).
+constexpr double kPrecisePartialWork = 2147483648.0;  // 2^31
+
+// Per-element bounds for a whole output under a schedule. Needs A and w^ for the partial sums that
+// the marlin contract stores in fp16 (the sums over each reduction prefix of a column's slices).
+struct OutputBounds {
+  RowMatrix<std::int32_t> key_lo;  // (M, N)
+  RowMatrix<std::int32_t> key_hi;
+  RowMatrix<std::uint8_t> flags;   // bit 0: nan_expected, bit 1: unbounded
+  F64Matrix allowance;             // E, in accumulator units (before the epilogue)
+  Admissible at(int r, int c) const {
+    return Admissible{key_lo(r, c), key_hi(r, c), (flags(r, c) & 1) != 0, (flags(r, c) & 2) != 0};
+  }
+};
+
+OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const F64Matrix& y_exact,
+                           const F64Matrix& S, Contract contract, const Schedule& schedule,
+                           double precise_partial_work = kPrecisePartialWork);
+
+}  // namespace tc

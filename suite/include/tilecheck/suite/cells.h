@@ -1,0 +1,57 @@
+// The suite's matrix: which (case, configuration, fetch order, grid size) cells run, and the
+// families the summary table groups them by. One definition, used by the GPU ctest matrix and by
+// `tilecheck run`.
+//
+// A cell applies when the configuration's group matches the case's, its tile divides N and K, and
+// — for our kernel's other scale-fetch orders ("swapped", "hoisted"), which change only the
+// per-column path — the case has per-column scales. Every other library (the upstream order, a
+// mutant, another project's plugin) gets the whole matrix. The grid-size sweep moves slice boundaries:
+// sms in {1, 2, 3, 5, 7, 16, 33, 66, all}; larger cases take fewer cells (see `size_class`) so the
+// gpu label stays within its time budget.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tilecheck/fixtures/catalogue.h"
+#include "tilecheck/reference/schedule.h"
+
+namespace tc {
+
+struct Cell {
+  std::string case_id;
+  TileConfig config;
+  Contract contract = Contract::fp32;
+  std::string order;  // the kernel variant: "upstream", "swapped", "hoisted" (or a plugin's name)
+  int sms = 1;        // the grid size actually launched
+  // "<case>_<config>_<contract>_<order>_sms<S>": a gtest-safe name ([A-Za-z0-9_]).
+  std::string name() const;
+};
+
+enum class SizeClass { small, medium, large };
+// small: M*N*K <= 2^27 (the full sweep); medium: <= 2^32 (four grid sizes, all m_blocks);
+// large: the rest (the automatic m_blocks, two grid sizes).
+SizeClass size_class(const Shape& s);
+
+std::vector<int> grid_sweep(SizeClass c, int all_sms);
+
+// "swapped" and "hoisted": variants of our kernel that differ from "upstream" only in where the
+// last block fetches per-column scales, so only per-column cells can tell them apart.
+bool is_fetch_order_variant(const std::string& order);
+
+struct MatrixOptions {
+  std::string order = "upstream";  // the variant under test
+  int all_sms = 132;               // the device's multiprocessor count
+  bool reduced = false;            // a handful of cells per family (sanitizers, quick checks)
+};
+
+// Every applicable cell of `entries` for the configurations a kernel library offers.
+std::vector<Cell> suite_cells(const std::vector<CatalogueEntry>& entries, const std::vector<TileConfig>& configs,
+                              const MatrixOptions& options);
+
+// Summary-table families. Rows: the tile and group kind ("128x128 g32", "256x64 gcol").
+// Columns: what the case stresses, from its distribution and shape.
+std::string config_family(const TileConfig& c);
+std::string case_family(const CaseSpec& s);
+const std::vector<std::string>& case_families();  // in column order
+
+}  // namespace tc

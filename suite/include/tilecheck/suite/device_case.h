@@ -1,0 +1,104 @@
+// Running one case on the GPU through a kernel plugin: device copies of its packed inputs, a
+// workspace that stays zeroed between launches, and a launch that poisons C and the guard rows
+// around it first, then reads back the output, the guard band, and whether the kernel faulted.
+// Host code only (the CUDA runtime API); used by `tilecheck run` and the GPU tests alike.
+#pragma once
+#include <cstddef>
+#include <string>
+
+#include "tilecheck/compare/compare.h"
+#include "tilecheck/reference/contract.h"
+#include "tilecheck/reference/matrix.h"
+#include "tilecheck/kernel/plugin_loader.h"
+#include "tilecheck/reference/quantize.h"
+#include "tilecheck/reference/schedule.h"
+
+namespace tc {
+
+// Empty if a CUDA device is usable; otherwise why not.
+std::string gpu_unavailable_reason();
+int device_multiprocessors();
+std::string device_description();  // "NVIDIA H200, 132 SMs, driver 13.0"
+
+// After a kernel fault (illegal address, illegal instruction, trap) the CUDA context is gone for
+// the rest of the process: every later run reports FAULT without touching the device.
+bool device_context_lost();
+
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  explicit DeviceBuffer(std::size_t bytes);
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  DeviceBuffer(DeviceBuffer&& o) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& o) noexcept;
+  ~DeviceBuffer();
+  void* get() const { return ptr_; }
+  std::size_t bytes() const { return bytes_; }
+  void upload(const void* host, std::size_t bytes, std::size_t offset = 0);
+  void download(void* host, std::size_t bytes, std::size_t offset = 0) const;
+  void fill16(std::uint16_t value);  // every 16-bit word
+  void zero();
+
+ private:
+  void* ptr_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// A kernel workspace: grown on demand, zeroed once; every correct launch leaves it zeroed.
+class Workspace {
+ public:
+  void reserve(std::size_t bytes);
+  void* get() const { return buffer_.get(); }
+  std::size_t bytes() const { return buffer_.bytes(); }
+
+ private:
+  DeviceBuffer buffer_;
+};
+
+// C is allocated with kGuardRows rows of poison (tilecheck/compare/poison.h) before and after it: a row
+// stride of N leaves no room for column margins, and a dropped row predicate writes below C.
+constexpr int kGuardRows = 64;
+
+struct Launch {
+  TileConfig config{0, 0, 0, 0};  // m_blocks 0: the kernel chooses
+  int sms = 0;                    // 0: every multiprocessor
+  int max_par = 0;                // 0: the kernel's default
+  unsigned flags = 0;
+  void* stream = nullptr;
+};
+
+struct KernelRun {
+  RunResult status;  // TC_ERR_CUDA with "FAULT: ..." when the kernel faulted
+  bool fault = false;
+  HalfMatrix C;      // (M, N)
+  GuardBand guard;   // the poisoned rows around C, and which of them were written
+};
+
+class DeviceCase {
+ public:
+  // A: (M, K) fp16; B: (K/16, 2N) Marlin-packed; scales: (G, N) Marlin-permuted.
+  DeviceCase(const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales_marlin, int group,
+             Contract contract);
+  int M() const { return M_; }
+  int N() const { return N_; }
+
+  tc_problem problem(const Launch& l, Workspace& ws) const;  // sizes the workspace too
+  // Poisons C and its guard rows, then calls the kernel (asynchronous on l.stream).
+  RunResult launch(const KernelPlugin& kernel, const Launch& l, Workspace& ws);
+  // Waits for l.stream, detects faults, reads back C and the guard band.
+  KernelRun collect(const Launch& l, const RunResult& launched);
+  KernelRun run(const KernelPlugin& kernel, const Launch& l, Workspace& ws);
+  void poison();
+  void* output() const;  // device pointer of C (inside the guard rows)
+
+ private:
+  int M_, N_, K_, group_;
+  Contract contract_;
+  DeviceBuffer A_, B_, scales_, C_;
+};
+
+// Marks the context lost if `e` is a sticky error; returns a "FAULT: ..." message.
+std::string describe_fault(int cuda_error);
+
+}  // namespace tc

@@ -1,0 +1,32 @@
+// A recording: the outputs a kernel produced for a set of suite cells, kept in one HDF5 file so
+// that the comparator and `tilecheck run` can show the whole flow on a machine without a GPU.
+//   root attributes: recording_schema_version (1), device, kernel, variant, tilecheck_version
+//   /cells/<i>: attributes case_id, config, contract, order, sms, guard_cells;
+//               datasets C (fp16, M x N) and guard_written (int32, n x 3: row, col, bits)
+#pragma once
+#include <string>
+#include <vector>
+
+#include "tilecheck/compare/compare.h"
+#include "tilecheck/suite/cells.h"
+
+namespace tc {
+
+struct RecordedCell {
+  Cell cell;
+  HalfMatrix C;
+  GuardBand guard;
+};
+
+struct Recording {
+  std::string device;
+  std::string kernel;
+  std::string variant;
+  std::string tilecheck_version;
+  std::vector<RecordedCell> cells;
+};
+
+void write_recording(const Recording& r, const std::string& path);  // atomic
+Recording read_recording(const std::string& path);  // throws naming the file and what is wrong
+
+}  // namespace tc

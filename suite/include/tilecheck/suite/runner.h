@@ -1,0 +1,74 @@
+// Runs suite cells: loads each case's golden fixture once (verified against the manifest), keeps
+// its device copies while consecutive cells use it, runs the kernel plugin and judges the output
+// with the comparator. `tilecheck run` and the GPU ctest matrix share it.
+#pragma once
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "tilecheck/compare/compare.h"
+#include "tilecheck/suite/device_case.h"
+#include "tilecheck/compare/expectation.h"
+#include "tilecheck/fixtures/fixture.h"
+#include "tilecheck/fixtures/golden.h"
+#include "tilecheck/suite/cells.h"
+
+namespace tc {
+
+enum class CellStatus { pass, fail, fault, error };
+const char* name(CellStatus s);
+
+struct CellOutcome {
+  Cell cell;
+  std::string family;            // case_family() of the cell's case
+  CellStatus status = CellStatus::error;
+  std::int32_t worst_ulp = 0;    // largest |ulp| over comparable elements
+  double worst_utilization = 0;  // largest share of its bound any element used
+  std::string message;           // header line, or the fault / error text
+  Counts counts;                 // per verdict (judged cells)
+  std::string tiers;             // "t0=pass t1=fail t2=n/a" (judged cells)
+  std::vector<std::string> hints;  // hint kinds the comparator found (tc::name(HintKind))
+  std::string error_map;         // written for failing cells when an error-map directory is set
+  double seconds = 0;
+};
+
+// Judges one output of `cell` against fixture `f` (which must be the cell's case): the comparator's
+// verdicts, tiers, hints and worst values, and the error map of a failing cell written into
+// `error_map_dir` unless it is empty. Safe to call from several threads at once, given `hdf5`: the
+// HDF5 library is not thread-safe, and every thread that touches it must hold that mutex.
+CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
+                       const std::string& error_map_dir, std::mutex* hdf5 = nullptr);
+
+// The outcome of a run that left nothing to judge: FAULT (r.fault) or ERROR (any other failed status).
+CellOutcome unjudged_outcome(const Cell& cell, const KernelRun& r);
+inline bool judgeable(const KernelRun& r) { return !r.fault && r.status.ok(); }
+
+class SuiteRunner {
+ public:
+  // `kernel` may be null for judging recordings only.
+  SuiteRunner(const KernelPlugin* kernel, GoldenPaths paths);
+
+  const Fixture& fixture(const std::string& case_id);  // loaded and verified once
+  // The same fixture, kept alive for work that outlives the runner's switch to the next case.
+  std::shared_ptr<const Fixture> shared_fixture(const std::string& case_id);
+  Expectation expectation(const Cell& cell);           // the case under the cell's schedule
+  KernelRun execute(const Cell& cell);                 // the kernel's output for the cell
+
+  // Execute, compare, summarise; writes the error map of a failing cell into `error_map_dir` when
+  // it is not empty. `outcome` does the same for a run already made, `judge` for a recorded output.
+  CellOutcome run(const Cell& cell, const std::string& error_map_dir = {});
+  CellOutcome outcome(const Cell& cell, const KernelRun& r, const std::string& error_map_dir = {});
+  CellOutcome judge(const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
+                    const std::string& error_map_dir = {});
+  Workspace& workspace() { return workspace_; }
+
+ private:
+  const KernelPlugin* kernel_;
+  GoldenPaths paths_;
+  std::string fixture_id_;
+  std::shared_ptr<const Fixture> fixture_;
+  std::unique_ptr<DeviceCase> device_;
+  Workspace workspace_;
+};
+
+}  // namespace tc

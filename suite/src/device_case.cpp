@@ -1,0 +1,186 @@
+#include "tilecheck/suite/device_case.h"
+
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "tilecheck/reference/error.h"
+#include "tilecheck/compare/poison.h"
+
+namespace tc {
+namespace {
+
+bool context_lost = false;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw Error(cat(what, ": ", cudaGetErrorString(e)));
+}
+
+// Errors after which the context cannot be used again (CUDA runtime documentation: "sticky").
+bool sticky(cudaError_t e) {
+  switch (e) {
+    case cudaErrorIllegalAddress:
+    case cudaErrorIllegalInstruction:
+    case cudaErrorMisalignedAddress:
+    case cudaErrorInvalidAddressSpace:
+    case cudaErrorInvalidPc:
+    case cudaErrorLaunchFailure:
+    case cudaErrorHardwareStackError:
+    case cudaErrorAssert:
+    case cudaErrorLaunchTimeout:
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+std::string gpu_unavailable_reason() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) return cat("no usable CUDA device: cudaGetDeviceCount says \"", cudaGetErrorString(e), "\"");
+  if (count == 0) return "no CUDA device: cudaGetDeviceCount found none";
+  return "";
+}
+
+int device_multiprocessors() {
+  int ordinal = 0, count = 0;
+  check(cudaGetDevice(&ordinal), "cudaGetDevice");
+  check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, ordinal), "cudaDeviceGetAttribute");
+  return count;
+}
+
+std::string device_description() {
+  int ordinal = 0, driver = 0;
+  cudaDeviceProp p{};
+  check(cudaGetDevice(&ordinal), "cudaGetDevice");
+  check(cudaGetDeviceProperties(&p, ordinal), "cudaGetDeviceProperties");
+  cudaDriverGetVersion(&driver);
+  return cat(p.name, ", ", p.multiProcessorCount, " SMs, driver ", driver / 1000, ".", driver % 1000 / 10);
+}
+
+bool device_context_lost() { return context_lost; }
+
+std::string describe_fault(int cuda_error) {
+  const auto e = static_cast<cudaError_t>(cuda_error);
+  if (sticky(e)) context_lost = true;
+  return cat("FAULT: ", cudaGetErrorName(e), ": ", cudaGetErrorString(e));
+}
+
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  check(cudaMalloc(&ptr_, bytes ? bytes : 16), "cudaMalloc");
+}
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(o.bytes_) {}
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  std::swap(ptr_, o.ptr_);
+  std::swap(bytes_, o.bytes_);
+  return *this;
+}
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) cudaFree(ptr_);
+}
+// Both wait until the device holds the data: a cudaMemcpy from pageable memory may return while
+// its DMA is still in flight, and cudaMemset is asynchronous; neither is ordered before kernels on
+// a non-blocking stream. (On the H200 a graph replay on such a stream wrote C, then the poison's
+// late DMA overwrote it.)
+void DeviceBuffer::upload(const void* host, std::size_t bytes, std::size_t offset) {
+  check(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, cudaMemcpyHostToDevice), "upload");
+  check(cudaDeviceSynchronize(), "upload (synchronize)");
+}
+void DeviceBuffer::download(void* host, std::size_t bytes, std::size_t offset) const {
+  check(cudaMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes, cudaMemcpyDeviceToHost), "download");
+}
+void DeviceBuffer::fill16(std::uint16_t value) {
+  const std::vector<std::uint16_t> host(bytes_ / 2, value);
+  upload(host.data(), host.size() * 2);
+}
+void DeviceBuffer::zero() {
+  check(cudaMemset(ptr_, 0, bytes_), "cudaMemset");
+  check(cudaDeviceSynchronize(), "cudaMemset (synchronize)");
+}
+
+void Workspace::reserve(std::size_t bytes) {
+  if (buffer_.get() != nullptr && buffer_.bytes() >= bytes) return;
+  buffer_ = DeviceBuffer(bytes);
+  buffer_.zero();
+}
+
+DeviceCase::DeviceCase(const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales_marlin, int group,
+                       Contract contract)
+    : M_(static_cast<int>(A.rows())),
+      N_(static_cast<int>(B.cols() / 2)),
+      K_(static_cast<int>(A.cols())),
+      group_(group),
+      contract_(contract),
+      A_(A.size() * 2),
+      B_(B.size() * 4),
+      scales_(scales_marlin.size() * 2),
+      C_((static_cast<std::size_t>(M_) + 2 * kGuardRows) * N_ * 2) {
+  require(B.rows() * 16 == K_, "packed B has ", B.rows(), " rows; K=", K_, " needs ", K_ / 16);
+  A_.upload(A.data(), A.size() * 2);
+  B_.upload(B.data(), B.size() * 4);
+  scales_.upload(scales_marlin.data(), scales_marlin.size() * 2);
+}
+
+void* DeviceCase::output() const {
+  return static_cast<char*>(C_.get()) + static_cast<std::size_t>(kGuardRows) * N_ * 2;
+}
+
+tc_problem DeviceCase::problem(const Launch& l, Workspace& ws) const {
+  tc_problem q{};
+  q.abi_version = TC_PLUGIN_ABI_VERSION;
+  q.M = M_, q.N = N_, q.K = K_, q.group = group_;
+  q.contract = contract_ == Contract::marlin ? TC_CONTRACT_MARLIN : TC_CONTRACT_FP32;
+  q.A = A_.get(), q.B = B_.get(), q.scales = scales_.get(), q.C = output();
+  if (l.config.m_blocks != 0) q.config = {l.config.m_blocks, l.config.n_blocks, l.config.k_blocks, l.config.group_blocks};
+  q.sms = l.sms;
+  q.max_par = l.max_par;
+  q.flags = l.flags;
+  q.stream = l.stream;
+  q.workspace = ws.get();
+  q.workspace_bytes = ws.bytes();
+  return q;
+}
+
+void DeviceCase::poison() { C_.fill16(kPoison); }
+
+RunResult DeviceCase::launch(const KernelPlugin& kernel, const Launch& l, Workspace& ws) {
+  if (context_lost) return {TC_ERR_CUDA, "FAULT: the CUDA context was lost by an earlier fault in this process"};
+  tc_problem q = problem(l, ws);
+  std::size_t need = 0;
+  RunResult sized = kernel.workspace_size(q, need);
+  if (!sized.ok()) return sized;
+  ws.reserve(need);
+  q = problem(l, ws);
+  poison();
+  return kernel.run(q);
+}
+
+KernelRun DeviceCase::collect(const Launch& l, const RunResult& launched) {
+  KernelRun out;
+  out.status = launched;
+  if (!launched.ok()) {
+    out.fault = launched.message.rfind("FAULT", 0) == 0;
+    return out;
+  }
+  const cudaError_t e = cudaStreamSynchronize(static_cast<cudaStream_t>(l.stream));
+  if (e != cudaSuccess) {
+    out.fault = true;
+    out.status = {TC_ERR_CUDA, describe_fault(e)};
+    return out;
+  }
+  HalfMatrix buffer(M_ + 2 * kGuardRows, N_);
+  C_.download(buffer.data(), buffer.size() * 2);
+  out.C = interior(buffer, kGuardRows, 0, kGuardRows, 0);
+  out.guard = guard_band(buffer, kGuardRows, 0, kGuardRows, 0);
+  return out;
+}
+
+KernelRun DeviceCase::run(const KernelPlugin& kernel, const Launch& l, Workspace& ws) {
+  return collect(l, launch(kernel, l, ws));
+}
+
+}  // namespace tc

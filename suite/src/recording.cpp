@@ -1,0 +1,65 @@
+#include "tilecheck/suite/recording.h"
+
+#include "tilecheck/reference/error.h"
+#include "tilecheck/fixtures/h5.h"
+
+namespace tc {
+
+constexpr std::int64_t kRecordingSchema = 1;
+
+void write_recording(const Recording& r, const std::string& path) {
+  h5::write_file_atomically(path, [&](h5::File& file) {
+    h5::write_int_attribute(file, "recording_schema_version", kRecordingSchema);
+    h5::write_string_attribute(file, "device", r.device);
+    h5::write_string_attribute(file, "kernel", r.kernel);
+    h5::write_string_attribute(file, "variant", r.variant);
+    h5::write_string_attribute(file, "tilecheck_version", r.tilecheck_version);
+    const h5::Node cells = h5::create_group(file, "cells");
+    for (std::size_t i = 0; i < r.cells.size(); ++i) {
+      const RecordedCell& c = r.cells[i];
+      const h5::Node g = h5::create_group(cells, std::to_string(i));
+      h5::write_string_attribute(g, "case_id", c.cell.case_id);
+      h5::write_string_attribute(g, "config", Name(c.cell.config));
+      h5::write_string_attribute(g, "contract", std::string(name(c.cell.contract)));
+      h5::write_string_attribute(g, "order", c.cell.order);
+      h5::write_int_attribute(g, "sms", c.cell.sms);
+      h5::write_int_attribute(g, "guard_cells", c.guard.cells);
+      h5::write_half_matrix(g, "C", c.C);
+      RowMatrix<std::int32_t> written(static_cast<Eigen::Index>(c.guard.written.size()), 3);
+      for (std::size_t k = 0; k < c.guard.written.size(); ++k)
+        written.row(k) << c.guard.written[k].row, c.guard.written[k].col, c.guard.written[k].bits;
+      h5::write_matrix(g, "guard_written", written);
+    }
+  });
+}
+
+Recording read_recording(const std::string& path) {
+  const h5::File file = h5::File::open(path);
+  const std::int64_t version = h5::read_int_attribute(file, "recording_schema_version");
+  require(version == kRecordingSchema, path, ": recording_schema_version is ", version, "; expected ",
+          kRecordingSchema);
+  Recording r;
+  r.device = h5::read_string_attribute(file, "device");
+  r.kernel = h5::read_string_attribute(file, "kernel");
+  r.variant = h5::read_string_attribute(file, "variant");
+  r.tilecheck_version = h5::read_string_attribute(file, "tilecheck_version");
+  const h5::Node cells = h5::open_group(file, "cells");
+  for (int i = 0; h5::exists(cells, std::to_string(i)); ++i) {
+    const h5::Node g = h5::open_group(cells, std::to_string(i));
+    RecordedCell c;
+    c.cell.case_id = h5::read_string_attribute(g, "case_id");
+    c.cell.config = parse_config(h5::read_string_attribute(g, "config"));
+    c.cell.contract = parse_contract(h5::read_string_attribute(g, "contract"));
+    c.cell.order = h5::read_string_attribute(g, "order");
+    c.cell.sms = static_cast<int>(h5::read_int_attribute(g, "sms"));
+    c.guard.cells = h5::read_int_attribute(g, "guard_cells");
+    c.C = h5::read_half_matrix(g, "C");
+    const RowMatrix<std::int32_t> written = h5::read_matrix<std::int32_t>(g, "guard_written", -1, 3);
+    for (Eigen::Index k = 0; k < written.rows(); ++k)
+      c.guard.written.push_back({written(k, 0), written(k, 1), static_cast<half_bits>(written(k, 2))});
+    r.cells.push_back(std::move(c));
+  }
+  return r;
+}
+
+}  // namespace tc

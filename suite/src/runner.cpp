@@ -1,0 +1,134 @@
+#include "tilecheck/suite/runner.h"
+
+#include <chrono>
+#include <filesystem>
+
+#include "tilecheck/reference/error.h"
+#include "tilecheck/compare/errormap.h"
+#include "tilecheck/compare/report.h"
+
+namespace tc {
+
+const char* name(CellStatus s) {
+  switch (s) {
+    case CellStatus::pass: return "pass";
+    case CellStatus::fail: return "FAIL";
+    case CellStatus::fault: return "FAULT";
+    case CellStatus::error: return "ERROR";
+  }
+  return "?";
+}
+
+SuiteRunner::SuiteRunner(const KernelPlugin* kernel, GoldenPaths paths) : kernel_(kernel), paths_(std::move(paths)) {}
+
+std::shared_ptr<const Fixture> SuiteRunner::shared_fixture(const std::string& case_id) {
+  if (!fixture_ || fixture_id_ != case_id) {
+    device_.reset();
+    fixture_.reset();  // the old case's memory goes before the new case loads (unless shared)
+    fixture_ = std::make_shared<const Fixture>(load_case(paths_, case_id));
+    fixture_id_ = case_id;
+  }
+  return fixture_;
+}
+
+const Fixture& SuiteRunner::fixture(const std::string& case_id) { return *shared_fixture(case_id); }
+
+namespace {
+
+Expectation cell_expectation(const Fixture& f, const Cell& cell) {
+  if (f.spec.contract != cell.contract)  // (cell.name() formats a string: only on failure)
+    throw Error(cat("cell ", cell.name(), " asks for contract ", name(cell.contract), " but case ", cell.case_id,
+                    " was generated for ", name(f.spec.contract)));
+  return make_expectation(f, make_schedule(f.spec.shape, cell.config, cell.sms), cell.case_id);
+}
+
+}  // namespace
+
+Expectation SuiteRunner::expectation(const Cell& cell) { return cell_expectation(fixture(cell.case_id), cell); }
+
+KernelRun SuiteRunner::execute(const Cell& cell) {
+  if (kernel_ == nullptr) throw Error(cat("no kernel library to run cell ", cell.name()));
+  const Fixture& f = fixture(cell.case_id);
+  if (!device_)
+    device_ = std::make_unique<DeviceCase>(f.A, f.B_marlin, f.scales_marlin, f.spec.shape.group, f.spec.contract);
+  Launch l;
+  l.config = cell.config;
+  l.sms = cell.sms;
+  return device_->run(*kernel_, l, workspace_);
+}
+
+CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
+                       const std::string& error_map_dir, std::mutex* hdf5) {
+  CellOutcome out;
+  out.cell = cell;
+  out.family = case_family(f.spec);
+  const Expectation e = cell_expectation(f, cell);
+  const Comparison c = compare(e, C, guard);
+  for (const TileSummary& t : c.tiles) {
+    out.worst_ulp = std::max(out.worst_ulp, t.max_abs_ulp);
+    out.worst_utilization = std::max(out.worst_utilization, t.max_utilization);
+  }
+  out.status = c.passed() ? CellStatus::pass : CellStatus::fail;
+  out.message = header_line(c.counts);
+  out.counts = c.counts;
+  const auto tier = [](const TierResult& t) {
+    return t.status == TierStatus::pass ? "pass" : t.status == TierStatus::fail ? "fail" : "n/a";
+  };
+  out.tiers = cat("t0=", tier(c.t0), " t1=", tier(c.t1), " t2=", tier(c.t2));
+  for (const Hint& h : c.hints) out.hints.emplace_back(name(h.kind));
+  if (!c.passed() && !error_map_dir.empty()) {
+    std::filesystem::create_directories(error_map_dir);
+    out.error_map = error_map_dir + "/" + cell.name() + ".errmap.h5";
+    std::unique_lock<std::mutex> lock;
+    if (hdf5) lock = std::unique_lock<std::mutex>(*hdf5);
+    write_error_map(out.error_map, e, c);
+  }
+  return out;
+}
+
+CellOutcome SuiteRunner::judge(const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
+                               const std::string& error_map_dir) {
+  return judge_cell(fixture(cell.case_id), cell, C, guard, error_map_dir);
+}
+
+CellOutcome unjudged_outcome(const Cell& cell, const KernelRun& r) {
+  CellOutcome out;
+  out.cell = cell;
+  if (r.fault) {
+    out.status = CellStatus::fault;
+    out.message = r.status.message;
+  } else {
+    out.status = CellStatus::error;
+    out.message = cat(status_name(r.status.status), ": ", r.status.message);
+  }
+  return out;
+}
+
+CellOutcome SuiteRunner::outcome(const Cell& cell, const KernelRun& r, const std::string& error_map_dir) {
+  CellOutcome out;
+  out.cell = cell;
+  try {
+    out = judgeable(r) ? judge(cell, r.C, r.guard, error_map_dir) : unjudged_outcome(cell, r);
+  } catch (const Error& e) {
+    out.status = CellStatus::error;
+    out.message = e.what();
+  }
+  if (out.family.empty() && fixture_ && fixture_id_ == cell.case_id) out.family = case_family(fixture_->spec);
+  return out;
+}
+
+CellOutcome SuiteRunner::run(const Cell& cell, const std::string& error_map_dir) {
+  const auto start = std::chrono::steady_clock::now();
+  CellOutcome out;
+  try {
+    out = outcome(cell, execute(cell), error_map_dir);
+  } catch (const Error& e) {
+    out.cell = cell;
+    out.status = CellStatus::error;
+    out.message = e.what();
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  return out;
+}
+
+}  // namespace tc

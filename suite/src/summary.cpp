@@ -1,0 +1,121 @@
+#include "tilecheck/suite/summary.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "tilecheck/reference/error.h"
+
+namespace tc {
+namespace {
+
+struct Aggregate {
+  int cells = 0, fail = 0, fault = 0, error = 0;
+  std::int32_t worst_ulp = 0;
+  double worst_utilization = 0;
+};
+
+std::string describe(const Aggregate& a) {
+  if (a.cells == 0) return "-";
+  if (a.fault) return cat("FAULT ", a.fault);
+  if (a.error) return cat("ERROR ", a.error);
+  if (a.fail) return cat("FAIL ", a.fail, "/", a.cells);
+  char text[32];
+  std::snprintf(text, sizeof text, "pass %d/%.2f", a.worst_ulp, a.worst_utilization);
+  return text;
+}
+
+}  // namespace
+
+void Summary::add(const CellOutcome& o) { outcomes_.push_back(o); }
+
+int Summary::count(CellStatus s) const {
+  return static_cast<int>(std::count_if(outcomes_.begin(), outcomes_.end(), [s](const CellOutcome& o) { return o.status == s; }));
+}
+
+void Summary::print(std::ostream& out, std::size_t max_listed) const {
+  std::map<std::string, std::map<std::string, Aggregate>> table;  // row -> column -> aggregate
+  for (const CellOutcome& o : outcomes_) {
+    Aggregate& a = table[config_family(o.cell.config)][o.family];
+    ++a.cells;
+    a.fail += o.status == CellStatus::fail;
+    a.fault += o.status == CellStatus::fault;
+    a.error += o.status == CellStatus::error;
+    a.worst_ulp = std::max(a.worst_ulp, o.worst_ulp);
+    a.worst_utilization = std::max(a.worst_utilization, o.worst_utilization);
+  }
+  constexpr int kRowWidth = 14, kColWidth = 16;
+  char line[64];
+  std::snprintf(line, sizeof line, "%-*s", kRowWidth, "config \\ case");
+  out << line;
+  for (const std::string& family : case_families()) {
+    std::snprintf(line, sizeof line, "%-*s", kColWidth, family.c_str());
+    out << line;
+  }
+  out << "\n";
+  for (const auto& [row, columns] : table) {
+    std::snprintf(line, sizeof line, "%-*s", kRowWidth, row.c_str());
+    out << line;
+    for (const std::string& family : case_families()) {
+      const auto it = columns.find(family);
+      std::snprintf(line, sizeof line, "%-*s", kColWidth, it == columns.end() ? "-" : describe(it->second).c_str());
+      out << line;
+    }
+    out << "\n";
+  }
+  out << "(cells: pass <worst |ULP|>/<worst bound utilisation>; FAIL n/m; FAULT n; - none)\n";
+  const int failing = static_cast<int>(outcomes_.size()) - count(CellStatus::pass);
+  out << outcomes_.size() << " cells: " << count(CellStatus::pass) << " pass, " << count(CellStatus::fail)
+      << " fail, " << count(CellStatus::fault) << " fault, " << count(CellStatus::error) << " error\n";
+  std::size_t listed = 0;
+  for (const CellOutcome& o : outcomes_) {
+    if (o.status == CellStatus::pass) continue;
+    if (listed++ == max_listed) {
+      out << "  ... and " << failing - static_cast<int>(max_listed) << " more (see --json)\n";
+      break;
+    }
+    out << "  " << name(o.status) << " " << o.cell.name() << ": " << o.message;
+    if (!o.error_map.empty()) out << " [" << o.error_map << "]";
+    out << "\n";
+  }
+}
+
+void Summary::write_json(const std::string& path) const {
+  nlohmann::json cells = nlohmann::json::array();
+  for (const CellOutcome& o : outcomes_) {
+    cells.push_back({{"cell", o.cell.name()},
+                     {"case", o.cell.case_id},
+                     {"config", Name(o.cell.config)},
+                     {"contract", std::string(name(o.cell.contract))},
+                     {"order", o.cell.order},
+                     {"sms", o.cell.sms},
+                     {"family", o.family},
+                     {"status", name(o.status)},
+                     {"worst_ulp", o.worst_ulp},
+                     {"worst_utilization", o.worst_utilization},
+                     {"seconds", o.seconds},
+                     {"message", o.message},
+                     {"tiers", o.tiers},
+                     {"hints", o.hints},
+                     {"bound", o.counts.bound},
+                     {"nonfinite", o.counts.nonfinite},
+                     {"unwritten", o.counts.unwritten},
+                     {"guard", o.counts.guard},
+                     {"not_exact", o.counts.not_exact},
+                     {"error_map", o.error_map}});
+  }
+  const nlohmann::json doc = {{"cells", cells},
+                              {"pass", count(CellStatus::pass)},
+                              {"fail", count(CellStatus::fail)},
+                              {"fault", count(CellStatus::fault)},
+                              {"error", count(CellStatus::error)}};
+  std::ofstream file(path);
+  require(file.good(), "cannot write ", path);
+  file << doc.dump(1) << "\n";
+  require(file.good(), "writing ", path, " failed");
+}
+
+}  // namespace tc

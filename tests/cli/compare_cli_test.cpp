@@ -1,0 +1,170 @@
+// `tilecheck compare` end to end: the binary on fixture and output files written here (and, where
+// the project's .venv has h5py, an output written exactly as docs/compare.md shows). Exit codes:
+// 0 pass, 1 mismatch, 2 bad input with a one-line reason.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "common/run_command.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/fixtures/fixture.h"
+#include "tilecheck/fixtures/h5.h"
+#include "tilecheck/compare/poison.h"
+
+namespace tc {
+namespace {
+
+namespace fs = std::filesystem;
+
+using CliRun = testing::CommandResult;
+
+CliRun tilecheck(const std::string& args, const fs::path& dir) {
+  return testing::run_command(std::string(TC_TILECHECK) + " " + args, dir);
+}
+
+class CliCompare : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    // One directory per process: ctest runs each test of this suite as its own process, in parallel.
+    dir_ = new fs::path(fs::temp_directory_path() / ("tc_cli_compare_test_" + std::to_string(getpid())));
+    fs::remove_all(*dir_);
+    fs::create_directories(*dir_);
+    fixture_ = new Fixture(make_fixture(CaseSpec{"normal_cli", Shape{16, 256, 256, -1}, Contract::fp32,
+                                                 Distribution::normal, 11}));
+    write_fixture(*fixture_, path("fixture.h5"));
+  }
+  static void TearDownTestSuite() {
+    fs::remove_all(*dir_);
+    delete dir_;
+    delete fixture_;
+  }
+  static std::string path(const std::string& name) { return (*dir_ / name).string(); }
+  static void write_output(const std::string& name, const HalfMatrix& C, const char* dataset = "C") {
+    h5::write_file_atomically(path(name), [&](h5::File& f) { h5::write_half_matrix(f, dataset, C); });
+  }
+  CliRun compare(const std::string& output, const std::string& extra = "") {
+    return tilecheck("compare --fixture " + path("fixture.h5") + " --output " + path(output) + " " + extra, *dir_);
+  }
+  static void expect_bad_input(const CliRun& r, const std::string& reason) {
+    EXPECT_EQ(r.code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find(reason), std::string::npos) << r.err;
+    const std::string first = r.err.substr(0, r.err.find('\n'));
+    EXPECT_NE(first.find(reason), std::string::npos) << "the reason is on the first line: " << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  static fs::path* dir_;
+  static Fixture* fixture_;
+};
+fs::path* CliCompare::dir_ = nullptr;
+Fixture* CliCompare::fixture_ = nullptr;
+
+TEST_F(CliCompare, ExpectedOutputPassesWithExitCodeZero) {
+  write_output("good.h5", fixture_->ref.expected);
+  const CliRun r = compare("good.h5");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("Mismatched 0 / 4096 (0.000%) [bound=0 nonfinite=0 unwritten=0 guard=0]\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("contract fp32 | config m1n8k8gcol | sms 1"), std::string::npos) << r.out;
+  const CliRun other = compare("good.h5", "--tile 256x64 --m-blocks 1 --sms 5");
+  EXPECT_EQ(other.code, 0) << other.out << other.err;
+  EXPECT_NE(other.out.find("config m1n16k4gcol | sms 5"), std::string::npos) << other.out;
+}
+
+TEST_F(CliCompare, MismatchExitsOneWithTheReportAndTheErrorMap) {
+  HalfMatrix C = fixture_->ref.expected;
+  C(3, 130) ^= 0x2000;
+  C.block(0, 192, 16, 64).setConstant(kPoison);
+  write_output("bad.h5", C);
+  const CliRun r = compare("bad.h5", "--report " + path("bad.errmap.h5"));
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_EQ(r.out.rfind("Mismatched 1025 / 4096 (25.0%) [bound=1 nonfinite=0 unwritten=1024 guard=0]\n", 0), 0u) << r.out;
+  EXPECT_NE(r.out.find("tile map"), std::string::npos);
+  EXPECT_NE(r.out.find("[unwritten]"), std::string::npos);
+  EXPECT_NE(r.out.find("error map: " + path("bad.errmap.h5")), std::string::npos);
+  const h5::File map = h5::File::open(path("bad.errmap.h5"));
+  EXPECT_EQ(h5::read_int_attribute(map, "unwritten"), 1024);
+  EXPECT_EQ(h5::read_string_attribute(map, "case_id"), "normal_cli");
+}
+
+TEST_F(CliCompare, RepeatedOutputsMustBeBitwiseEqual) {
+  HalfMatrix C = fixture_->ref.expected;
+  write_output("r0.h5", C);
+  write_output("r1.h5", C);
+  C(9, 200) ^= 1;  // still within the bound: only T3 can see it
+  write_output("r2.h5", C);
+  const CliRun same = compare("r0.h5", "--output " + path("r1.h5"));
+  EXPECT_EQ(same.code, 0) << same.out << same.err;
+  EXPECT_NE(same.out.find("Deterministic: 0 / 4096"), std::string::npos) << same.out;
+  const CliRun differ = compare("r0.h5", "--output " + path("r1.h5") + " --output " + path("r2.h5"));
+  EXPECT_EQ(differ.code, 1) << differ.out << differ.err;
+  EXPECT_EQ(differ.out.rfind("Mismatched 0 / 4096", 0), 0u) << differ.out;
+  EXPECT_NE(differ.out.find("Nondeterministic: 1 / 4096 elements (0.024%) differ across 3 repeats"), std::string::npos)
+      << differ.out;
+  EXPECT_NE(differ.out.find("first difference (9, 200)"), std::string::npos);
+  EXPECT_NE(differ.out.find("[race]"), std::string::npos);
+}
+
+TEST_F(CliCompare, AnotherContractRecomputesTheReference) {
+  const ReferenceOutput marlin = reference_gemm(fixture_->A, fixture_->weights, Contract::marlin, GemmPath::exact);
+  ASSERT_NE(marlin.expected, fixture_->ref.expected) << "per-column scales: the contracts round differently";
+  write_output("marlin.h5", marlin.expected);
+  const CliRun r = compare("marlin.h5", "--contract marlin");
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("contract marlin"), std::string::npos);
+}
+
+TEST_F(CliCompare, BadInputExitsTwoWithAOneLineReason) {
+  write_output("good.h5", fixture_->ref.expected);
+  write_output("transposed.h5", HalfMatrix(fixture_->ref.expected.transpose()));
+  write_output("other_name.h5", fixture_->ref.expected, "D");
+  h5::write_file_atomically(path("f64.h5"), [&](h5::File& f) { h5::write_matrix(f, "C", F64Matrix(F64Matrix::Zero(16, 256))); });
+  std::ofstream(path("text.h5")) << "not hdf5\n";
+  expect_bad_input(compare("missing.h5"), "missing.h5");
+  expect_bad_input(compare("text.h5"), "text.h5");
+  expect_bad_input(compare("other_name.h5"), "/C");
+  expect_bad_input(compare("transposed.h5"), "/C");
+  expect_bad_input(compare("f64.h5"), "float64");
+  expect_bad_input(compare("good.h5", "--tile 100x7"), "--tile '100x7'");
+  expect_bad_input(compare("good.h5", "--tile 512x64"), "N=256 is not a multiple of the tile width 512");
+  expect_bad_input(compare("good.h5", "--m-blocks 7"), "--m-blocks 7");
+  expect_bad_input(compare("good.h5", "--sms 0"), "--sms 0");
+  expect_bad_input(compare("good.h5", "--contract bf16"), "unknown contract 'bf16'");
+  expect_bad_input(compare("good.h5", "--bogus"), "--bogus");
+  expect_bad_input(tilecheck("compare --fixture " + path("nope.h5") + " --output " + path("good.h5"), path("")),
+                   "nope.h5");
+  expect_bad_input(tilecheck("compare --output " + path("good.h5"), path("")), "--fixture");
+}
+
+// The documented recipe, run by h5py: a float16 numpy array written as dataset C.
+TEST_F(CliCompare, OutputWrittenByH5pyAsDocumented) {
+  const fs::path python = fs::path(TC_SOURCE_DIR) / ".venv" / "bin" / "python";
+  if (!fs::exists(python) || std::system((python.string() + " -c 'import h5py' 2>/dev/null").c_str()) != 0)
+    GTEST_SKIP() << "no h5py in " << python << " (scripts/bootstrap builds .venv)";
+  const std::string script = path("write.py");
+  std::ofstream(script) << "import sys, h5py, numpy as np\n"
+                           "with h5py.File(sys.argv[1]) as g:\n"
+                           "    out = g['ref/expected'][()]          # stands in for the kernel's float16 result\n"
+                           "out[5, 7] = np.float16(np.inf) if sys.argv[3] == 'inf' else out[5, 7]\n"
+                           "C = out if sys.argv[3] != 'f32' else out.astype(np.float32)\n"
+                           "with h5py.File(sys.argv[2], 'w') as f:\n"
+                           "    f.create_dataset('C', data=C, compression='gzip' if sys.argv[3] == 'gzip' else None)\n";
+  for (const char* variant : {"plain", "gzip", "inf", "f32"}) {
+    const std::string out = path(std::string("py_") + variant + ".h5");
+    ASSERT_EQ(std::system((python.string() + " " + script + " " + path("fixture.h5") + " " + out + " " + variant).c_str()), 0);
+    const CliRun r = compare(std::string("py_") + variant + ".h5");
+    if (std::string(variant) == "inf") {
+      EXPECT_EQ(r.code, 1) << r.out << r.err;
+      EXPECT_NE(r.out.find("nonfinite=1"), std::string::npos) << r.out;
+    } else if (std::string(variant) == "f32") {
+      expect_bad_input(r, "float32");
+    } else {
+      EXPECT_EQ(r.code, 0) << variant << "\n" << r.out << r.err;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tc

@@ -1,0 +1,72 @@
+// The suite's matrix (tilecheck/suite/cells.h) on the CPU: which cells each kind of kernel library
+// gets. A mutant or another project's plugin must get the whole matrix — a grouped-scale bug hides
+// from a per-column-only matrix — while our other fetch orders get exactly its per-column part.
+#include <algorithm>
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "tilecheck/fixtures/golden.h"
+#include "tilecheck/suite/cells.h"
+#include "common/library_configs.h"
+
+namespace tc {
+namespace {
+
+std::vector<Cell> matrix(const std::string& order) {
+  MatrixOptions options;
+  options.order = order;
+  return suite_cells(load_catalogue(default_golden_paths().catalogue()).entries, testing::library_configs(),
+                     options);
+}
+
+// A cell's identity without the variant's name, to compare matrices of different libraries.
+std::set<std::string> without_order(const std::vector<Cell>& cells) {
+  std::set<std::string> keys;
+  for (Cell c : cells) {
+    c.order = "x";
+    keys.insert(c.name());
+  }
+  return keys;
+}
+
+TEST(SuiteCells, NamesAreUniqueAndGtestSafe) {
+  const std::vector<Cell> cells = matrix("upstream");
+  ASSERT_FALSE(cells.empty());
+  std::set<std::string> names;
+  for (const Cell& c : cells) {
+    EXPECT_TRUE(std::regex_match(c.name(), std::regex("[A-Za-z0-9_]+"))) << c.name();
+    EXPECT_TRUE(names.insert(c.name()).second) << "duplicate cell " << c.name();
+  }
+}
+
+TEST(SuiteCells, MutantsAndForeignPluginsGetTheWholeMatrix) {
+  const std::set<std::string> upstream = without_order(matrix("upstream"));
+  for (const char* order : {"mut05", "mut10", "their_kernel"})
+    EXPECT_EQ(without_order(matrix(order)), upstream) << order;
+  const std::vector<Cell> mutant = matrix("mut10");
+  EXPECT_TRUE(std::any_of(mutant.begin(), mutant.end(), [](const Cell& c) { return c.config.group_blocks > 0; }))
+      << "a mutant of the grouped-scale path must meet grouped cells";
+}
+
+TEST(SuiteCells, OtherFetchOrdersGetThePerColumnPartOnly) {
+  std::set<std::string> per_column;
+  for (Cell c : matrix("upstream"))
+    if (c.config.group_blocks < 0) {
+      c.order = "x";
+      per_column.insert(c.name());
+    }
+  ASSERT_FALSE(per_column.empty());
+  for (const char* order : {"swapped", "hoisted"}) {
+    EXPECT_TRUE(is_fetch_order_variant(order));
+    EXPECT_EQ(without_order(matrix(order)), per_column) << order;
+  }
+  EXPECT_FALSE(is_fetch_order_variant("upstream"));
+  EXPECT_FALSE(is_fetch_order_variant("mut01"));
+}
+
+}  // namespace
+}  // namespace tc
