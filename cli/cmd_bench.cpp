@@ -163,8 +163,8 @@ int run_bench(const BenchOptions& o) {
   const int K = o.K, N = o.N;
   std::map<int, double> cublas_by_m;
   for (const TileConfig& config : configs) {
-    const std::string name = Name(config);  // once, not per captured launch
-    const int group = config.group_blocks < 0 ? -1 : 16 * config.group_blocks;
+    const std::string config_name = tc::name(config);  // once, not per captured launch
+    const int group = config.group();
     const int M = o.M > 0 ? o.M : 16 * config.m_blocks;
     validate_config(config, {M, N, K, group});
     const size_t b_bytes = static_cast<size_t>(K) * N / 2, s_bytes = static_cast<size_t>(scale_rows(K, group)) * N * 2;
@@ -187,7 +187,7 @@ int run_bench(const BenchOptions& o) {
     for (const KernelPlugin& k : kernels) {
       size_t need = 0;
       const RunResult sized = k.workspace_size(q, need);
-      require(sized.ok(), "workspace size for ", name, ": ", sized.message);
+      require(sized.ok(), "workspace size for ", config_name, ": ", sized.message);
       ws_bytes = std::max(ws_bytes, need);
     }
     DeviceBuffer workspace(ws_bytes);
@@ -197,13 +197,13 @@ int run_bench(const BenchOptions& o) {
     for (int round = 0; round < o.rounds; ++round) {
       for (size_t k = 0; k < kernels.size(); ++k) {
         const RunResult check = kernels[k].run(q);  // once outside the graph, to report errors plainly
-        require(check.ok(), name, ": ", status_name(check.status), ": ", check.message);
+        require(check.ok(), config_name, ": ", status_name(check.status), ": ", check.message);
         cuda(cudaStreamSynchronize(stream), "kernel");
         timings[k].push_back(time_graph(stream, copies, o.repeats, [&](int i) {
           q.B = static_cast<char*>(B.get()) + i * b_bytes;
           q.scales = static_cast<char*>(S.get()) + i * s_bytes;
           const RunResult r = kernels[k].run(q);
-          require(r.ok(), name, ": ", r.message);
+          require(r.ok(), config_name, ": ", r.message);
         }));
       }
     }
@@ -232,7 +232,7 @@ int run_bench(const BenchOptions& o) {
       const double lo = o.rounds > 1 ? medians.front() : timings[k].front().p10;
       const double hi = o.rounds > 1 ? medians.back() : timings[k].front().p90;
       std::printf("%-12s %-10s %5d %6d %6d %5d %4d %6s %9.2f %7.2f-%-7.2f %7.2f %6.0f%% %10.1f %7.2fx\n",
-                  name.c_str(), kernels[k].info().variant, M, K, N, group, grid, slices.c_str(), ours * 1e6,
+                  config_name.c_str(), kernels[k].info().variant, M, K, N, group, grid, slices.c_str(), ours * 1e6,
                   lo * 1e6, hi * 1e6,
                   bytes / ours / 1e12, 100 * bytes / ours / 1e12 / copy_tbs, theirs * 1e6, theirs > 0 ? theirs / ours : 0.0);
     }

@@ -57,7 +57,7 @@ HalfMatrix recorded_output(const std::string& path, const Cell& want) {
   const Recording r = read_recording(path);
   for (const RecordedCell& c : r.cells)
     if (c.cell.case_id == want.case_id && c.cell.config == want.config && c.cell.sms == want.sms) return c.C;
-  throw Error(cat(path, " has no cell for case ", want.case_id, ", config ", Name(want.config), ", sms ", want.sms,
+  throw Error(cat(path, " has no cell for case ", want.case_id, ", config ", name(want.config), ", sms ", want.sms,
                   " (", r.cells.size(), " cells recorded)"));
 }
 
@@ -155,7 +155,7 @@ void write_repro(const std::string& dir, const Fixture& f, const Comparison& c, 
                                   config.tile_n(), "x", config.tile_k(), " --m-blocks ", config.m_blocks, " --sms 1");
   std::ofstream(dir + "/" + spec.id + ".txt")
       << "Repro of tile (" << t.tile_row << ", " << t.tile_col << ") of case " << f.spec.id << ", config "
-      << Name(config) << ", grid size " << sms << ", seed " << f.spec.seed << ".\n"
+      << name(config) << ", grid size " << sms << ", seed " << f.spec.seed << ".\n"
       << "Its rows " << t.row0 << "-" << t.row0 + t.rows - 1 << " of A and columns " << t.col0 << "-"
       << t.col0 + t.cols - 1 << " of the weights, every K; the reference recomputed (exact path).\n"
       << "The output is the kernel's for those elements. Judge it (one tile, one block):\n  " << command << "\n"
@@ -213,7 +213,7 @@ int run_tiles(const TilesOptions& o) {
     got = recorded_output(o.recording, cell);
   } else {
     const KernelRun r = runner.execute(cell);
-    require(r.status.ok(), Name(cell.config), ": ", r.status.message);
+    require(r.status.ok(), name(cell.config), ": ", r.status.message);
     got = r.C;
   }
   const Expectation e = cell.contract == f.spec.contract

@@ -68,7 +68,7 @@ const Data& data() {
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("setup (inputs, Eigen reference, bounds): %.1f s; config %s, %d x %d tiles\n", seconds,
-                Name(s.config).c_str(), out->e.grid.rows, out->e.grid.cols);
+                name(s.config).c_str(), out->e.grid.rows, out->e.grid.cols);
     return out;
   }();
   return *d;

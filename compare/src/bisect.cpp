@@ -54,7 +54,7 @@ Departure bisect(const Expectation& e, const TileInfo& t, const AccumulatorDump&
       magnitude.noalias() += a_abs.middleCols(kt * tile_k, tile_k) * w_abs.middleRows(kt * tile_k, tile_k);
       if (dump.after_k_tile.empty() || dump.after_k_tile[kt].size() == 0) continue;
       const int products = (kt + 1 - s.k_tile_begin) * tile_k;
-      const F64Matrix allowed = magnitude.unaryExpr([&](double S) { return allowance(S, products, kWarpRowAdds, {}); });
+      const F64Matrix allowed = magnitude.unaryExpr([&](double S) { return error_bound(S, products, kWarpRowAdds, {}); });
       const Worst worst = check(dump.after_k_tile[kt], prefix, allowed);
       if (worst.excess > 0) {
         Departure d{Departure::Stage::k_tile, s.block, kt, -1, worst.row, worst.col, worst.got, worst.want, worst.allowed, {}};
@@ -83,7 +83,7 @@ Departure bisect(const Expectation& e, const TileInfo& t, const AccumulatorDump&
         std::vector<double> partial_S;
         if (e.contract == Contract::marlin)
           for (const F64Matrix& p : stored_S) partial_S.push_back(p(r, c));
-        allowed(r, c) = allowance(S(r, c), K - k0, kWarpRowAdds + j, partial_S);
+        allowed(r, c) = error_bound(S(r, c), K - k0, kWarpRowAdds + j, partial_S);
       }
     }
     stored_S.push_back(S);

@@ -77,7 +77,7 @@ std::string determinism_report(const Schedule& s, const Determinism& d, std::siz
   std::snprintf(buf, sizeof buf, "%s: %lld / %lld elements (%.*f%%) differ across %d repeats", d.passed() ? "Deterministic" : "Nondeterministic",
                 d.differing, static_cast<long long>(d.M) * d.N, pct < 1 ? 3 : 1, pct, d.repeats);
   std::string out = buf;
-  out += cat(" [", Name(s.config), " sms ", s.sms, "]\n");
+  out += cat(" [", name(s.config), " sms ", s.sms, "]\n");
   if (d.passed()) return out;
   std::string reps;
   for (int r : d.differing_repeats) reps += cat(reps.empty() ? "" : ", ", r);

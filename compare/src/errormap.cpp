@@ -39,7 +39,7 @@ void write_root(const h5::File& f, const Expectation& e, const Comparison& c) {
   h5::write_int_attribute(f, "K", s.K);
   h5::write_int_attribute(f, "group_size", s.group);
   h5::write_string_attribute(f, "contract", std::string(name(e.contract)));
-  h5::write_string_attribute(f, "config", Name(e.schedule.config));
+  h5::write_string_attribute(f, "config", name(e.schedule.config));
   h5::write_int_attribute(f, "sms", e.schedule.sms);
   h5::write_int_attribute(f, "max_par", e.schedule.max_par);
   h5::write_int_attribute(f, "tile_m", e.schedule.config.tile_m());
@@ -91,7 +91,7 @@ void write_elements(const h5::File& f, const Expectation& e, const Comparison& c
   h5::write_half_matrix(g, "expected", e.ref.expected);
   h5::write_matrix(g, "y_exact", e.ref.y_exact);
   h5::write_matrix(g, "S", e.ref.S);
-  h5::write_matrix(g, "E", e.bounds.allowance);
+  h5::write_matrix(g, "E", e.bounds.E);
   // Attribution: a pure function of (row, col) and the schedule, stored so notebooks need no model.
   I32Matrix tile(c.M, c.N);
   U8Matrix warp(c.M, c.N), lane(c.M, c.N), reg(c.M, c.N);
@@ -199,7 +199,7 @@ std::string error_map_name(const Expectation& e) {
   std::string id = e.info.case_id.empty() ? "case" : e.info.case_id;
   for (char& ch : id)
     if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '-' && ch != '_' && ch != '.') ch = '_';
-  return cat(id, "_", Name(e.schedule.config), "_", name(e.contract), "_sms", e.schedule.sms, ".errmap.h5");
+  return cat(id, "_", name(e.schedule.config), "_", name(e.contract), "_sms", e.schedule.sms, ".errmap.h5");
 }
 
 void write_error_map(const std::string& path, const Expectation& e, const Comparison& c) {

@@ -62,7 +62,7 @@ std::string element(const Expectation& e, const Comparison& c, int i, int j) {
   s += "  expected " + bits(e.ref.expected(i, j)) + ", got " + bits(c.got(i, j)) + ", ULP distance " +
        ulp_text(c.ulp(i, j)) + "\n";
   s += "  allowed " + interval(adm) + " (allowance " + allowance_text(c.allowance(i, j)) + " ULP)\n";
-  s += format("  y* = %.9g, S = %.6g, E = %.3g", e.ref.y_exact(i, j), e.ref.S(i, j), e.bounds.allowance(i, j));
+  s += format("  y* = %.9g, S = %.6g, E = %.3g", e.ref.y_exact(i, j), e.ref.S(i, j), e.bounds.E(i, j));
   if (is_per_column(e.w.group)) s += format(", per-column scale %.6g", half_to_double(e.w.scales(0, j)));
   return s + "\n";
 }
@@ -140,7 +140,7 @@ std::string report(const Expectation& e, const Comparison& c, const ReportOption
               e.info.case_id.empty() ? "-" : e.info.case_id.c_str(),
               e.info.distribution.empty() ? "-" : e.info.distribution.c_str(),
               static_cast<unsigned long long>(e.info.seed), sh.M, sh.N, sh.K, sh.group,
-              std::string(name(e.contract)).c_str(), Name(e.schedule.config).c_str(), e.schedule.sms, e.grid.rows,
+              std::string(name(e.contract)).c_str(), name(e.schedule.config).c_str(), e.schedule.sms, e.grid.rows,
               e.grid.cols);
   s += tier("T0 exact", c.t0) + " | " + tier("T1 bound", c.t1) + " | " + tier("T2 statistics", c.t2) + "\n";
   if (!options.error_map.empty()) s += "error map: " + options.error_map + "\n";

@@ -74,7 +74,7 @@ Resolved resolve(const tc_problem* p) {
     fail(automatic ? TC_ERR_UNSUPPORTED : TC_ERR_INVALID_ARGUMENT, e.what());
   }
   if (device::find_kernel(r.config).kernel == nullptr)
-    fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", Name(r.config),
+    fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(r.config),
                                  " (built: m1..m4 x n8k8/n16k4 x g2/g4/g8/gcol)"));
   r.sms = p->sms;
   if (r.sms == 0) {
@@ -100,7 +100,7 @@ void check_buffers(const tc_problem* p, const Resolved& r) {
   const std::size_t need = r.lock_bytes + r.partial_bytes;
   if (p->workspace_bytes < need)
     fail(TC_ERR_WORKSPACE, cat("workspace has ", p->workspace_bytes, " bytes; this problem needs ", need,
-                               " (config ", Name(r.config), ", sms=", r.sms, ", max_par=", r.max_par, ")"));
+                               " (config ", name(r.config), ", sms=", r.sms, ", max_par=", r.max_par, ")"));
 }
 
 // The locks must be zero: a non-zero lock means an earlier launch died mid-reduction or the
@@ -140,14 +140,14 @@ void launch_all(const tc_problem* p, const Resolved& r, const Debug& debug) {
     TileConfig config = r.config;
     config.m_blocks = plan.m_blocks;
     const device::KernelEntry entry = device::find_kernel(config);
-    if (entry.kernel == nullptr) fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", Name(config)));
+    if (entry.kernel == nullptr) fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(config)));
     TC_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(entry.kernel),
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, entry.smem_bytes));
     int per_sm = 0;
     TC_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, entry.kernel, kThreads, entry.smem_bytes));
     if (r.sms > per_sm * multiprocessors)
       fail(TC_ERR_INVALID_ARGUMENT, cat("sms=", r.sms, " exceeds the ", per_sm * multiprocessors,
-                                        " blocks of config ", Name(config), " that this device can hold at once "
+                                        " blocks of config ", name(config), " that this device can hold at once "
                                         "(the cross-block locks need every block resident)"));
     entries.push_back(entry);
   }

@@ -73,7 +73,7 @@ Admissible admissible_output(double y, double E, half_bits scale, int group, Con
   return from_candidates(fp32_then_half(lo), fp32_then_half(hi));
 }
 
-double allowance(double S, int K, int cross_block_adds, const std::vector<double>& partial_S) {
+double error_bound(double S, int K, int cross_block_adds, const std::vector<double>& partial_S) {
   double E = gamma(K + cross_block_adds, kAccumulatorUnit) * S;
   for (double Sj : partial_S) {
     // The stored partial is at most its exact magnitude sum plus every error made so far.
@@ -93,7 +93,7 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
   b.key_lo.resize(M, N);
   b.key_hi.resize(M, N);
   b.flags.resize(M, N);
-  b.allowance.resize(M, N);
+  b.E.resize(M, N);
 
   // Only the marlin contract needs A and w^: the fp16 partial sums depend on where slices start.
   // Their magnitudes cost up to one GEMM per schedule; above kPrecisePartialWork multiply-adds
@@ -143,7 +143,7 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
           } else if (contract == Contract::marlin) {
             Sj.assign(count - 1, S(i, j));  // each stored partial charged the whole S
           }
-          const double E = allowance(S(i, j), K, count - 1, Sj);
+          const double E = error_bound(S(i, j), K, count - 1, Sj);
           Admissible adm = admissible_output(y_exact(i, j), E, w.scales(0, j), w.group, contract);
           for (size_t p = 0; p < partial_y.size(); ++p)  // an fp16 partial may round to Inf
             if (std::fabs(partial_y[p](r, c)) + E >= kHalfOverflow) adm.unbounded = true;
@@ -152,7 +152,7 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
           b.key_lo(i, j) = adm.key_lo;
           b.key_hi(i, j) = adm.key_hi;
           b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));
-          b.allowance(i, j) = E;
+          b.E(i, j) = E;
         }
       }
     }

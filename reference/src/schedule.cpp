@@ -13,12 +13,12 @@ bool operator==(const TileConfig& a, const TileConfig& b) {
          a.group_blocks == b.group_blocks;
 }
 
-std::string Name(const TileConfig& c) {
+std::string name(const TileConfig& c) {
   const std::string group = c.group_blocks < 0 ? "col" : std::to_string(c.group_blocks);
   return cat("m", c.m_blocks, "n", c.n_blocks, "k", c.k_blocks, "g", group);
 }
 
-std::ostream& operator<<(std::ostream& out, const TileConfig& c) { return out << Name(c); }
+std::ostream& operator<<(std::ostream& out, const TileConfig& c) { return out << name(c); }
 
 TileConfig parse_config(std::string_view text) {
   TileConfig c;
@@ -53,13 +53,13 @@ int group_blocks_for(int group) {
 
 void validate_config(const TileConfig& c, const Shape& shape) {
   validate_shape(shape);
-  // Runs on every kernel launch: the messages (Name(c) formats a string) are built only on failure.
+  // Runs on every kernel launch: the messages (name(c) formats a string) are built only on failure.
   if (shape.N % c.tile_n() != 0)
-    throw Error(cat("N=", shape.N, " is not a multiple of the tile width ", c.tile_n(), " of config ", Name(c)));
+    throw Error(cat("N=", shape.N, " is not a multiple of the tile width ", c.tile_n(), " of config ", name(c)));
   if (shape.K % c.tile_k() != 0)
-    throw Error(cat("K=", shape.K, " is not a multiple of the tile depth ", c.tile_k(), " of config ", Name(c)));
+    throw Error(cat("K=", shape.K, " is not a multiple of the tile depth ", c.tile_k(), " of config ", name(c)));
   if (c.group_blocks != group_blocks_for(shape.group))
-    throw Error(cat("config ", Name(c), " has group_blocks=", c.group_blocks, " but the problem's group size ",
+    throw Error(cat("config ", name(c), " has group_blocks=", c.group_blocks, " but the problem's group size ",
                     shape.group, " needs ", group_blocks_for(shape.group)));
 }
 

@@ -7,7 +7,7 @@
 namespace tc {
 
 std::string Cell::name() const {
-  return cat(case_id, "_", Name(config), "_", tc::name(contract), "_", order, "_sms", sms);
+  return cat(case_id, "_", tc::name(config), "_", tc::name(contract), "_", order, "_sms", sms);
 }
 
 SizeClass size_class(const Shape& s) {

@@ -19,7 +19,7 @@ void write_recording(const Recording& r, const std::string& path) {
       const RecordedCell& c = r.cells[i];
       const h5::Node g = h5::create_group(cells, std::to_string(i));
       h5::write_string_attribute(g, "case_id", c.cell.case_id);
-      h5::write_string_attribute(g, "config", Name(c.cell.config));
+      h5::write_string_attribute(g, "config", name(c.cell.config));
       h5::write_string_attribute(g, "contract", std::string(name(c.cell.contract)));
       h5::write_string_attribute(g, "order", c.cell.order);
       h5::write_int_attribute(g, "sms", c.cell.sms);

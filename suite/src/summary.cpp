@@ -88,7 +88,7 @@ void Summary::write_json(const std::string& path) const {
   for (const CellOutcome& o : outcomes_) {
     cells.push_back({{"cell", o.cell.name()},
                      {"case", o.cell.case_id},
-                     {"config", Name(o.cell.config)},
+                     {"config", name(o.cell.config)},
                      {"contract", std::string(name(o.cell.contract))},
                      {"order", o.cell.order},
                      {"sms", o.cell.sms},

@@ -17,10 +17,10 @@
 namespace tc {
 namespace {
 
-using testing::Faults;
-using testing::model_kernel;
-using testing::Problem;
-using testing::synthetic_expectation;
+using synthetic::Faults;
+using synthetic::model_kernel;
+using synthetic::Problem;
+using synthetic::synthetic_expectation;
 
 template <typename T>
 Faults faults(T Faults::*field, T value) {
@@ -70,7 +70,7 @@ INSTANTIATE_TEST_SUITE_P(
                       Problem{{8, 512, 4096, 32}, {1, 8, 8, 2}, 9, Contract::marlin},
                       Problem{{24, 256, 128, 64}, {2, 8, 8, 4}, 2, Contract::marlin, "exact"},
                       Problem{{20, 256, 128, -1}, {2, 16, 4, -1}, 4, Contract::marlin, "exact"}),
-    [](const auto& test) { return testing::Name(test.param); });
+    [](const auto& test) { return synthetic::name(test.param); });
 
 // A problem with several tile rows and columns, a partial M tile, and a mix of single- and
 // multi-slice tiles.

@@ -17,8 +17,8 @@ namespace tc {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::Problem;
-using testing::synthetic_expectation;
+using synthetic::Problem;
+using synthetic::synthetic_expectation;
 
 class PredicateFormatter : public ::testing::Test {
  protected:

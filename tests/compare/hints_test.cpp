@@ -14,10 +14,10 @@
 namespace tc {
 namespace {
 
-using testing::Faults;
-using testing::model_kernel;
-using testing::Problem;
-using testing::synthetic_expectation;
+using synthetic::Faults;
+using synthetic::model_kernel;
+using synthetic::Problem;
+using synthetic::synthetic_expectation;
 
 // 40 rows (tile rows 0-1 full, tile row 2 the 8-row tail), 4 tile columns, 7 blocks: a mix of
 // single- and multi-slice tiles.

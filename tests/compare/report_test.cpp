@@ -14,8 +14,8 @@
 namespace tc {
 namespace {
 
-using testing::Problem;
-using testing::synthetic_expectation;
+using synthetic::Problem;
+using synthetic::synthetic_expectation;
 
 int lines_between(const std::string& text, const std::string& from, const std::string& to) {
   const size_t a = text.find(from), b = text.find(to);

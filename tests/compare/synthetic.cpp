@@ -6,7 +6,7 @@
 #include "tilecheck/reference/error.h"
 #include "tilecheck/reference/rng.h"
 
-namespace tc::testing {
+namespace tc::synthetic {
 namespace {
 
 double trunc32(double x) {  // round toward zero to binary32
@@ -60,16 +60,16 @@ QuantizedWeights inputs_w(const Problem& p) {
 
 }  // namespace
 
-std::string Name(const Problem& p) {
+std::string name(const Problem& p) {
   const Shape& s = p.shape;
   return cat("m", s.M, "n", s.N, "k", s.K, "g", s.group < 0 ? std::string("col") : std::to_string(s.group), "_",
-             tc::Name(p.config), "_", name(p.contract), "_sms", p.sms, "_", p.distribution);
+             tc::name(p.config), "_", name(p.contract), "_sms", p.sms, "_", p.distribution);
 }
 
-void PrintTo(const Problem& p, std::ostream* out) { *out << Name(p); }
+void PrintTo(const Problem& p, std::ostream* out) { *out << name(p); }
 
 Expectation synthetic_expectation(const Problem& p) {
-  CaseInfo info{Name(p), p.distribution, p.seed, "synthetic (tests/compare)"};
+  CaseInfo info{name(p), p.distribution, p.seed, "synthetic (tests/compare)"};
   return make_expectation(inputs_a(p), inputs_w(p), p.contract, make_schedule(p.shape, p.config, p.sms), info);
 }
 
@@ -113,4 +113,4 @@ HalfMatrix model_kernel(const Expectation& e, const Faults& f) {
   return C;
 }
 
-}  // namespace tc::testing
+}  // namespace tc::synthetic

@@ -8,7 +8,7 @@
 
 #include "tilecheck/compare/expectation.h"
 
-namespace tc::testing {
+namespace tc::synthetic {
 
 struct Problem {
   Shape shape;
@@ -18,7 +18,7 @@ struct Problem {
   std::string distribution = "normal";  // normal | positive | exact | onehot_a
   std::uint64_t seed = 1;
 };
-std::string Name(const Problem& p);  // "m17n256k256g64_m2n16k4g4_fp32_sms7_normal"
+std::string name(const Problem& p);  // "m17n256k256g64_m2n16k4g4_fp32_sms7_normal"
 void PrintTo(const Problem& p, std::ostream* out);
 
 Expectation synthetic_expectation(const Problem& p);
@@ -35,4 +35,4 @@ struct Faults {
 };
 HalfMatrix model_kernel(const Expectation& e, const Faults& faults = {});
 
-}  // namespace tc::testing
+}  // namespace tc::synthetic

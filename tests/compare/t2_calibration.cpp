@@ -12,7 +12,7 @@
 namespace {
 
 using namespace tc;
-using namespace tc::testing;
+using namespace tc::synthetic;
 
 struct Worst {
   double rms = 0, bias = 0;
@@ -52,7 +52,7 @@ int main() {
           correct.add(ok);
           const auto pct = [](const Comparison& x) { return 100.0 * x.counts.mismatched() / x.counts.elements; };
           std::printf("%-50s %5.1f%% %6.3f %6.3f %-12s | %5.1f%% %6.3f %-10s | %5.1f%% %+6.3f %6.3f %s\n",
-                      Name(p).c_str(), pct(ok), ok.stats.rms, std::max(std::fabs(ok.stats.bias), std::fabs(ok.stats.bias_toward_zero)),
+                      name(p).c_str(), pct(ok), ok.stats.rms, std::max(std::fabs(ok.stats.bias), std::fabs(ok.stats.bias_toward_zero)),
                       ok.passed() ? "pass" : "FAIL", pct(bad), bad.stats.rms, bad.passed() ? "missed" : "caught", pct(z),
                       z.stats.bias_toward_zero, z.stats.rms, z.passed() ? "missed" : "caught");
           std::fflush(stdout);

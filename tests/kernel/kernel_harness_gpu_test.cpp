@@ -58,7 +58,7 @@ INSTANTIATE_TEST_SUITE_P(
                       RepeatParam{"normal_m16_n4096_k8192_g128_fp32", {1, 16, 4, 8}, Contract::fp32},
                       RepeatParam{"normal_m257_n128_k128_g64_marlin", {4, 8, 8, 4}, Contract::marlin},
                       RepeatParam{"normal_m2048_n1024_k1024_g64_fp32", {4, 16, 4, 4}, Contract::fp32}),
-    [](const auto& test_info) { return std::string(test_info.param.case_id) + "_" + Name(test_info.param.config); });
+    [](const auto& test_info) { return std::string(test_info.param.case_id) + "_" + name(test_info.param.config); });
 
 // A CUDA graph captures the launches once; replaying it reuses the workspace (the locks reset
 // themselves) and must give the eager run's output every time.

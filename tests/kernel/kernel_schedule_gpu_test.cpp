@@ -21,7 +21,7 @@ TEST(KernelSchedule, EveryBlockProcessesTheSlicesTheModelPredicts) {
   for (std::uint64_t i = 0; combinations < 240; ++i) {
     const tc_tile_config& c = info.configs[rng.integer(6 * i, 0, info.config_count - 1)];
     const TileConfig config{c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks};
-    const int group = config.group_blocks < 0 ? -1 : 16 * config.group_blocks;
+    const int group = config.group();
     const int M = static_cast<int>(rng.integer(6 * i + 1, 1, 300));
     const int N = config.tile_n() * static_cast<int>(rng.integer(6 * i + 2, 1, 8));
     const int K = std::max(config.tile_k(), group) * static_cast<int>(rng.integer(6 * i + 3, 1, 12));
@@ -55,7 +55,7 @@ TEST(KernelSchedule, EveryBlockProcessesTheSlicesTheModelPredicts) {
     ASSERT_TRUE(run.ok()) << status_name(run.status) << ": " << run.message;
     std::vector<int> trace(words);
     trace_buffer.download(trace.data(), words * sizeof(int));
-    const std::string where = Name(config) + " M=" + std::to_string(M) + " N=" + std::to_string(N) +
+    const std::string where = name(config) + " M=" + std::to_string(M) + " N=" + std::to_string(N) +
                               " K=" + std::to_string(K) + " sms=" + std::to_string(sms) +
                               " max_par=" + std::to_string(max_par);
     for (size_t l = 0; l < s.launches.size(); ++l) {

@@ -47,7 +47,7 @@ TEST_P(KernelSmoke, MatchesTheReferenceWithinTheBound) {
   TC_REQUIRE_GPU();
   const auto& [config, contract] = GetParam();
   const KernelPlugin& kernel = testing::kernel_under_test();
-  const int N = 512, K = 1024, group = config.group_blocks < 0 ? -1 : 16 * config.group_blocks;
+  const int N = 512, K = 1024, group = config.group();
   const int all = device_multiprocessors();
   int cells = 0;
   Workspace workspace;  // reused by every launch: the kernel leaves it zeroed
@@ -56,7 +56,7 @@ TEST_P(KernelSmoke, MatchesTheReferenceWithinTheBound) {
     const ReferenceOutput ref = reference_gemm(p.A, p.w, contract, GemmPath::eigen);
     DeviceCase device(p.A, pack_weights(p.w.codes), permute_scales(p.w.scales, group), group, contract);
     for (int sms : {1, 3, all}) {
-      const std::string cell = Name(config) + "_" + std::string(name(contract)) + " M=" + std::to_string(M) +
+      const std::string cell = name(config) + "_" + std::string(name(contract)) + " M=" + std::to_string(M) +
                                " sms=" + std::to_string(sms);
       Launch launch;
       launch.config = config;
@@ -74,7 +74,7 @@ TEST_P(KernelSmoke, MatchesTheReferenceWithinTheBound) {
 
 INSTANTIATE_TEST_SUITE_P(AllConfigs, KernelSmoke, ::testing::ValuesIn(smoke_params()),
                          [](const auto& test_info) {
-                           return Name(test_info.param.config) + "_" + std::string(name(test_info.param.contract));
+                           return name(test_info.param.config) + "_" + std::string(name(test_info.param.contract));
                          });
 
 // Invalid input must be rejected before anything runs: the output keeps its poison.

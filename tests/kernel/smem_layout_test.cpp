@@ -131,7 +131,7 @@ std::string layout_report() {
     const SmemLayout l = layout_of(c);
     const bool ok = conflicts(regions_of(c)).empty() && l.total <= kSmemLimitBytes &&
                     l.tile_begin >= 0 && l.tile_begin + l.tile_bytes <= l.scale_begin;
-    out << "| " << Name(c) << " | " << l.scale_begin << " B (" << kib(l.scale_begin) << ") | "
+    out << "| " << name(c) << " | " << l.scale_begin << " B (" << kib(l.scale_begin) << ") | "
         << l.total - l.scale_begin << " B | " << l.total << " B (" << kib(l.total) << ") | " << l.tile_bytes
         << " B (" << kib(l.tile_bytes) << ") | " << (ok ? "ok" : "FAIL") << " |\n";
   }
@@ -140,7 +140,7 @@ std::string layout_report() {
          "|---|---|---|---|---|---|\n";
   for (const TileConfig& c : library_configs()) {
     for (const SmemRegion& r : regions_of(c)) {
-      out << "| " << Name(c) << " | " << r.name << " | " << range(r.begin, r.end) << " | " << r.end - r.begin
+      out << "| " << name(c) << " | " << r.name << " | " << range(r.begin, r.end) << " | " << r.end - r.begin
           << " | " << phase_names(r.phases) << " | " << r.buffer << " |\n";
     }
   }
@@ -154,7 +154,7 @@ std::string layout_report() {
     if (c.group_blocks > 0) continue;
     std::string text = describe(conflicts(regions_of(c, true)));
     for (size_t p = 0; (p = text.find('\n', p)) != std::string::npos;) text.replace(p, 1, p + 1 == text.size() ? "" : "; ");
-    out << "| " << Name(c) << " | " << text << " |\n";
+    out << "| " << name(c) << " | " << text << " |\n";
   }
   return out.str();
 }
@@ -188,19 +188,19 @@ class SmemLayoutConfig : public ::testing::TestWithParam<TileConfig> {};
 
 TEST_P(SmemLayoutConfig, NoTwoLiveRegionsOverlap) {
   const std::vector<Conflict> found = conflicts(regions_of(GetParam()));
-  EXPECT_TRUE(found.empty()) << Name(GetParam()) << ":\n" << describe(found);
+  EXPECT_TRUE(found.empty()) << name(GetParam()) << ":\n" << describe(found);
 }
 
 TEST_P(SmemLayoutConfig, FitsTheSharedMemoryLimit) {
   const SmemLayout l = layout_of(GetParam());
-  EXPECT_LE(l.total, kSmemLimitBytes) << Name(GetParam()) << " needs " << l.total << " bytes";
+  EXPECT_LE(l.total, kSmemLimitBytes) << name(GetParam()) << " needs " << l.total << " bytes";
 }
 
 TEST_P(SmemLayoutConfig, EpilogueTileFitsInsideTheStageArea) {
   const SmemLayout l = layout_of(GetParam());
   EXPECT_GE(l.tile_begin, 0);
   EXPECT_LE(l.tile_begin + l.tile_bytes, l.scale_begin)
-      << Name(GetParam()) << ": the fp32 tile " << range(l.tile_begin, l.tile_begin + l.tile_bytes)
+      << name(GetParam()) << ": the fp32 tile " << range(l.tile_begin, l.tile_begin + l.tile_bytes)
       << " reaches past the stage area [0, " << l.scale_begin << ")";
 }
 
@@ -227,11 +227,11 @@ TEST_P(SmemLayoutConfig, RegionsLieInsideTheAllocationOn16ByteBoundaries) {
 // of 8 16-byte chunks. A row is 16 * k_blocks fp16 = 2 * k_blocks chunks.
 TEST_P(SmemLayoutConfig, ASwizzleStaysInsideItsRow) {
   const int chunks_per_row = 2 * GetParam().k_blocks;
-  EXPECT_EQ(chunks_per_row % 8, 0) << Name(GetParam());
+  EXPECT_EQ(chunks_per_row % 8, 0) << name(GetParam());
   EXPECT_EQ(layout_of(GetParam()).a_stage, 16 * GetParam().m_blocks * chunks_per_row * 16);
 }
 
-std::string config_name(const ::testing::TestParamInfo<TileConfig>& info) { return Name(info.param); }
+std::string config_name(const ::testing::TestParamInfo<TileConfig>& info) { return name(info.param); }
 
 INSTANTIATE_TEST_SUITE_P(Library, SmemLayoutConfig, ::testing::ValuesIn(library_configs()), config_name);
 
@@ -239,7 +239,7 @@ TEST(SmemLayoutLibrary, HasThe32Configurations) {
   const std::vector<TileConfig> configs = library_configs();
   ASSERT_EQ(configs.size(), 32u);
   for (size_t i = 0; i < configs.size(); ++i)
-    for (size_t j = i + 1; j < configs.size(); ++j) EXPECT_NE(configs[i], configs[j]) << Name(configs[i]);
+    for (size_t j = i + 1; j < configs.size(); ++j) EXPECT_NE(configs[i], configs[j]) << name(configs[i]);
 }
 
 // ---- the checker catches the seed issue's suspected layout ----
@@ -256,7 +256,7 @@ TEST(SmemLayoutMutant, ScalesInScratchIsFlaggedForEveryPerColumnConfiguration) {
       if ((a == "column scale slot" && b == "reduction scratch") || (b == "column scale slot" && a == "reduction scratch"))
         scale_vs_scratch = (f.phases & kPhaseBlockReduce) != 0;
     }
-    EXPECT_TRUE(scale_vs_scratch) << Name(c) << ": the mutant layout is not flagged as the scale slot overlapping "
+    EXPECT_TRUE(scale_vs_scratch) << name(c) << ": the mutant layout is not flagged as the scale slot overlapping "
                                   << "the reduction scratch; conflicts found:\n"
                                   << describe(found);
   }
@@ -266,7 +266,7 @@ TEST(SmemLayoutMutant, ScalesInScratchIsFlaggedForEveryPerColumnConfiguration) {
 TEST(SmemLayoutMutant, GroupedConfigurationsHaveNoPerColumnSlotToMisplace) {
   for (const TileConfig& c : library_configs()) {
     if (c.group_blocks < 0) continue;
-    EXPECT_TRUE(conflicts(regions_of(c, true)).empty()) << Name(c) << ":\n" << describe(conflicts(regions_of(c, true)));
+    EXPECT_TRUE(conflicts(regions_of(c, true)).empty()) << name(c) << ":\n" << describe(conflicts(regions_of(c, true)));
   }
 }
 
@@ -276,8 +276,8 @@ TEST(SmemLayoutDoc, PrintsEveryConfigurationsRegions) {
   const std::string report = layout_report();
   std::cout << report;
   for (const TileConfig& c : library_configs()) {
-    EXPECT_NE(report.find("| " + Name(c) + " | A stages | [0, "), std::string::npos) << Name(c);
-    EXPECT_NE(report.find("| " + Name(c) + " | reduction scratch | "), std::string::npos) << Name(c);
+    EXPECT_NE(report.find("| " + name(c) + " | A stages | [0, "), std::string::npos) << name(c);
+    EXPECT_NE(report.find("| " + name(c) + " | reduction scratch | "), std::string::npos) << name(c);
   }
   EXPECT_EQ(report.find("FAIL"), std::string::npos) << "a configuration fails the check (see the summary)";
 }

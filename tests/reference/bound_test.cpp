@@ -61,7 +61,7 @@ struct EmulationCase {
   int sms;
   Contract contract;
 };
-void PrintTo(const EmulationCase& c, std::ostream* out) { *out << Name(c.config) << " M=" << c.shape.M << " K=" << c.shape.K << " " << name(c.contract) << " sms=" << c.sms; }
+void PrintTo(const EmulationCase& c, std::ostream* out) { *out << name(c.config) << " M=" << c.shape.M << " K=" << c.shape.K << " " << name(c.contract) << " sms=" << c.sms; }
 
 class BoundHolds : public ::testing::TestWithParam<EmulationCase> {};
 
@@ -85,7 +85,7 @@ TEST_P(BoundHolds, ForTruncatingFp32AccumulationInRandomOrder) {
         const Admissible adm = bounds.at(i, j);
         ASSERT_TRUE(admits(adm, got)) << "(" << i << ", " << j << ") got " << half_to_double(got)
                                       << " admissible keys [" << adm.key_lo << ", " << adm.key_hi
-                                      << "] y*=" << ref.y_exact(i, j) << " E=" << bounds.allowance(i, j);
+                                      << "] y*=" << ref.y_exact(i, j) << " E=" << bounds.E(i, j);
       }
     }
   }
@@ -104,7 +104,7 @@ INSTANTIATE_TEST_SUITE_P(
                       EmulationCase{{33, 128, 768, 64}, {3, 8, 8, 4}, 3, Contract::fp32}),
     [](const auto& test_info) {
       const auto& p = test_info.param;
-      return Name(p.config) + "_m" + std::to_string(p.shape.M) + "k" + std::to_string(p.shape.K) +
+      return name(p.config) + "_m" + std::to_string(p.shape.M) + "k" + std::to_string(p.shape.K) +
              "_" + std::string(name(p.contract)) + "_sms" + std::to_string(p.sms);
     });
 
@@ -183,8 +183,8 @@ TEST(OutputBounds, MarlinChargesEachStoredPartialItsSuffixMagnitude) {
         for (int k = slices[n].k_tile_begin * 128; k < shape.K; ++k) sum += std::fabs(a(i, k) * w(k, j));
         partial_S.push_back(sum);
       }
-      const double E = allowance(ref.S(i, j), shape.K, static_cast<int>(slices.size()) - 1, partial_S);
-      ASSERT_NEAR(bounds.allowance(i, j), E, 1e-12 * E) << i << "," << j;
+      const double E = error_bound(ref.S(i, j), shape.K, static_cast<int>(slices.size()) - 1, partial_S);
+      ASSERT_NEAR(bounds.E(i, j), E, 1e-12 * E) << i << "," << j;
       checked += slices.size() > 2;
     }
   }
@@ -205,10 +205,10 @@ TEST(OutputBounds, LargeProblemsChargeEachPartialTheWholeS) {
   for (int i = 0; i < shape.M; ++i) {
     for (int j = 0; j < shape.N; ++j) {
       const int count = static_cast<int>(slices_of(schedule, locate(schedule, i, j)).size());
-      const double expected = allowance(ref.S(i, j), shape.K, count - 1, std::vector<double>(count - 1, ref.S(i, j)));
-      ASSERT_DOUBLE_EQ(blanket.allowance(i, j), expected) << i << "," << j;
-      ASSERT_GE(blanket.allowance(i, j), precise.allowance(i, j)) << i << "," << j;
-      looser += blanket.allowance(i, j) > precise.allowance(i, j);
+      const double expected = error_bound(ref.S(i, j), shape.K, count - 1, std::vector<double>(count - 1, ref.S(i, j)));
+      ASSERT_DOUBLE_EQ(blanket.E(i, j), expected) << i << "," << j;
+      ASSERT_GE(blanket.E(i, j), precise.E(i, j)) << i << "," << j;
+      looser += blanket.E(i, j) > precise.E(i, j);
     }
   }
   EXPECT_GT(looser, 0) << "no element had a stored partial";
@@ -217,9 +217,9 @@ TEST(OutputBounds, LargeProblemsChargeEachPartialTheWholeS) {
 TEST(Allowance, GrowsWithDepthAndWithFp16Partials) {
   EXPECT_DOUBLE_EQ(gamma(1, 0.5), 1.0);
   EXPECT_TRUE(std::isinf(gamma(2, 0.5)));
-  const double base = allowance(100.0, 4096, 0, {});
+  const double base = error_bound(100.0, 4096, 0, {});
   EXPECT_NEAR(base, 4096 * 0x1p-23 * 100, 1e-3 * base);  // gamma_n(u) = nu / (1 - nu)
-  EXPECT_GT(allowance(100.0, 4096, 2, {50.0, 80.0}), base + 0x1p-11 * 130);
+  EXPECT_GT(error_bound(100.0, 4096, 2, {50.0, 80.0}), base + 0x1p-11 * 130);
 }
 
 }  // namespace

@@ -20,9 +20,9 @@ std::vector<TileConfig> all_configs() {
 }
 
 TEST(TileConfig, NamesRoundTripAndBadNamesAreRejected) {
-  for (const TileConfig& c : all_configs()) EXPECT_EQ(parse_config(Name(c)), c) << Name(c);
-  EXPECT_EQ(Name({1, 8, 8, 8}), "m1n8k8g8");
-  EXPECT_EQ(Name({4, 16, 4, -1}), "m4n16k4gcol");
+  for (const TileConfig& c : all_configs()) EXPECT_EQ(parse_config(name(c)), c) << name(c);
+  EXPECT_EQ(name({1, 8, 8, 8}), "m1n8k8g8");
+  EXPECT_EQ(name({4, 16, 4, -1}), "m4n16k4gcol");
   for (const char* bad : {"", "m1n8k8", "m5n8k8g8", "m1n8k8g3", "m1n6k8g8", "x1n8k8g8", "m1n8k8g8x",
                           "m1n8k8gc"}) {
     EXPECT_THROW(parse_config(bad), Error) << bad;
@@ -85,7 +85,7 @@ TEST(Schedule, SlicesCoverEveryColumnAndKTileExactlyOnce) {
   int checked = 0;
   for (std::uint64_t i = 0; checked < 400; ++i) {
     TileConfig c = configs[rng.integer(5 * i, 0, configs.size() - 1)];
-    const int group = c.group_blocks < 0 ? -1 : 16 * c.group_blocks;
+    const int group = c.group();
     const int M = static_cast<int>(rng.integer(5 * i + 1, 1, 300));
     const int N = c.tile_n() * static_cast<int>(rng.integer(5 * i + 2, 1, 12));
     const int K = std::max(c.tile_k(), group) * static_cast<int>(rng.integer(5 * i + 3, 1, 24));
@@ -126,7 +126,7 @@ TEST(Schedule, SlicesCoverEveryColumnAndKTileExactlyOnce) {
       tile_row += l.plan.par;
     }
     ASSERT_EQ(static_cast<int>(hits.size()), s.tile_rows() * s.tile_cols() * (K / c.tile_k()))
-        << Name(c) << " M=" << M << " N=" << N << " K=" << K << " sms=" << sms;
+        << name(c) << " M=" << M << " N=" << N << " K=" << K << " sms=" << sms;
     for (const auto& [key, n] : hits) ASSERT_EQ(n, 1);
     ++checked;
   }

@@ -37,9 +37,9 @@ bool admits(const Admissible& a, half_bits got);
 // contract's epilogue (`scale` is used for per-column groups only).
 Admissible admissible_output(double y, double E, half_bits scale, int group, Contract contract);
 
-// The allowance E for one element: S its magnitude sum, K the depth, partial_S the magnitude sums
+// The error bound E for one element: S its magnitude sum, K the depth, partial_S the magnitude sums
 // of the fp16 partial sums stored along the way (empty for the fp32 contract or one slice).
-double allowance(double S, int K, int cross_block_adds, const std::vector<double>& partial_S);
+double error_bound(double S, int K, int cross_block_adds, const std::vector<double>& partial_S);
 
 // Above this many multiply-adds (M * N * K) the marlin contract's stored partials are each charged
 // the element's whole S rather than their own magnitude (docs/numerics.md).
@@ -51,7 +51,7 @@ struct OutputBounds {
   RowMatrix<std::int32_t> key_lo;  // (M, N)
   RowMatrix<std::int32_t> key_hi;
   RowMatrix<std::uint8_t> flags;   // bit 0: nan_expected, bit 1: unbounded
-  F64Matrix allowance;             // E, in accumulator units (before the epilogue)
+  F64Matrix E;                     // the error bound, in accumulator units (before the epilogue)
   Admissible at(int r, int c) const {
     return Admissible{key_lo(r, c), key_hi(r, c), (flags(r, c) & 1) != 0, (flags(r, c) & 2) != 0};
   }

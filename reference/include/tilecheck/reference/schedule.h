@@ -26,12 +26,13 @@ struct TileConfig {
   int tile_n() const { return 16 * n_blocks; }
   int tile_k() const { return 16 * k_blocks; }
   int tile_m() const { return 16 * m_blocks; }
+  int group() const { return group_blocks < 0 ? -1 : 16 * group_blocks; }  // G in rows; -1: per column
 };
 bool operator==(const TileConfig& a, const TileConfig& b);
 inline bool operator!=(const TileConfig& a, const TileConfig& b) { return !(a == b); }
-std::string Name(const TileConfig& c);  // "m1n8k8g8"; per-column scales: "m4n16k4gcol"
+std::string name(const TileConfig& c);  // "m1n8k8g8"; per-column scales: "m4n16k4gcol"
 std::ostream& operator<<(std::ostream& out, const TileConfig& c);
-TileConfig parse_config(std::string_view name);  // inverse of Name(); throws naming the text
+TileConfig parse_config(std::string_view name);  // inverse of name(); throws naming the text
 
 int group_blocks_for(int group);  // 32 -> 2, 64 -> 4, 128 -> 8, -1 -> -1
 // Throws unless the config can run the shape: N % tile_n, K % tile_k, group_blocks matches group.
