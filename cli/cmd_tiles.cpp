@@ -81,10 +81,8 @@ void print_tile(const Expectation& e, const Comparison& c, const TileInfo& t, co
   std::printf("\ntile (%d, %d): rows %d-%d, cols %d-%d%s; launch %d, schedule column %d\n", t.tile_row, t.tile_col,
               t.row0, t.row0 + t.rows - 1, t.col0, t.col0 + t.cols - 1, t.partial ? " (partial M tile)" : "",
               t.launch, t.column);
-  std::printf("  reduction order:");
-  for (const Slice& sl : t.slices)
-    std::printf(" block %d k-tiles [%d,%d)%s", sl.block, sl.k_tile_begin, sl.k_tile_end, sl.last() ? " (last, writes)" : " ->");
-  std::printf("\n  verdicts: pass %lld, fail_bound %lld, nonfinite %lld, unwritten %lld; worst |ulp| %d, utilisation %.2f\n",
+  std::printf("  reduction order: %s\n", reduction_order_text(t.slices).c_str());
+  std::printf("  verdicts: pass %lld, fail_bound %lld, nonfinite %lld, unwritten %lld; worst |ulp| %d, utilisation %.2f\n",
               s.verdicts[0], s.verdicts[1], s.verdicts[2], s.verdicts[3], s.max_abs_ulp, s.max_utilization);
   // The tile's elements, worst first: failing before passing, then by utilisation.
   std::vector<std::pair<double, std::pair<int, int>>> order;

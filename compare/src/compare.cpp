@@ -13,6 +13,15 @@
 #include "tilecheck/compare/poison.h"
 
 namespace tc {
+
+const char* name(TierStatus s) {
+  switch (s) {
+    case TierStatus::pass: return "pass";
+    case TierStatus::fail: return "fail";
+    case TierStatus::not_applicable: return "n/a";
+  }
+  return "?";
+}
 namespace {
 
 constexpr int kWorst = 16;

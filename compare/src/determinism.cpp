@@ -85,8 +85,7 @@ std::string determinism_report(const Schedule& s, const Determinism& d, std::siz
   const auto [i, j] = d.first;
   const ElementPlace p = locate(s, i, j);
   const std::vector<Slice> slices = slices_of(s, p);
-  std::string order;
-  for (const Slice& sl : slices) order += cat(order.empty() ? "" : " -> ", "b", sl.block, " k-tiles [", sl.k_tile_begin, ",", sl.k_tile_end, ")");
+  const std::string order = reduction_order_text(slices);
   out += cat("first difference (", i, ", ", j, "): tile (", p.tile_row, ", ", p.tile_col, "), written by block ",
              slices.back().block, " (slice_count ", slices.size(), "; ", order, "), warp ", p.warp, " lane ", p.lane,
              " register c", p.reg, "; values seen:");

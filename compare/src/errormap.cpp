@@ -22,10 +22,6 @@ void write_double_attribute(const h5::Node& node, const std::string& name, doubl
           " attribute '", name, "': cannot write");
 }
 
-const char* status(TierStatus s) {
-  return s == TierStatus::pass ? "pass" : s == TierStatus::fail ? "fail" : "n/a";
-}
-
 void write_root(const h5::File& f, const Expectation& e, const Comparison& c) {
   const Shape& s = e.shape();
   h5::write_int_attribute(f, "errmap_schema_version", kErrorMapSchemaVersion);
@@ -55,9 +51,9 @@ void write_root(const h5::File& f, const Expectation& e, const Comparison& c) {
   h5::write_int_attribute(f, "unwritten", c.counts.unwritten);
   h5::write_int_attribute(f, "guard", c.counts.guard);
   h5::write_int_attribute(f, "not_exact", c.counts.not_exact);
-  h5::write_string_attribute(f, "t0", status(c.t0.status));
-  h5::write_string_attribute(f, "t1", status(c.t1.status));
-  h5::write_string_attribute(f, "t2", status(c.t2.status));
+  h5::write_string_attribute(f, "t0", name(c.t0.status));
+  h5::write_string_attribute(f, "t1", name(c.t1.status));
+  h5::write_string_attribute(f, "t2", name(c.t2.status));
   h5::write_string_attribute(f, "t0_detail", c.t0.detail);
   h5::write_string_attribute(f, "t1_detail", c.t1.detail);
   h5::write_string_attribute(f, "t2_detail", c.t2.detail);

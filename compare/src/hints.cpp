@@ -69,12 +69,7 @@ std::string describe_tile(const TileInfo& t) {
              "-", t.col0 + t.cols - 1, "]");
 }
 
-std::string describe_slices(const TileInfo& t) {
-  std::string s;
-  for (const Slice& slice : t.slices)
-    s += cat(s.empty() ? "" : " -> ", "b", slice.block, " k-tiles [", slice.k_tile_begin, ",", slice.k_tile_end, ")");
-  return s + " (last writes)";
-}
+std::string describe_slices(const TileInfo& t) { return reduction_order_text(t.slices); }
 
 std::string number(double x, int digits) {
   char buf[32];

@@ -1,6 +1,7 @@
 #include "tilecheck/compare/report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -30,8 +31,9 @@ std::string ulp_text(std::int32_t ulp) { return ulp == kNotComparable ? "n/a" : 
 std::string allowance_text(std::int32_t a) { return a == kUnbounded ? "any" : format("%d", a); }
 
 std::string tier(const char* name, const TierResult& t) {
-  const char* status = t.status == TierStatus::pass ? "PASS" : t.status == TierStatus::fail ? "FAIL" : "n/a";
-  return format("%s %s (%s)", name, status, t.detail.c_str());
+  std::string status = tc::name(t.status);  // pass and fail in capitals, to stand out in the line
+  if (t.status != TierStatus::not_applicable) std::transform(status.begin(), status.end(), status.begin(), ::toupper);
+  return format("%s %s (%s)", name, status.c_str(), t.detail.c_str());
 }
 
 std::string interval(const Admissible& a) {
@@ -52,10 +54,7 @@ std::string element(const Expectation& e, const Comparison& c, int i, int j) {
   s += format("  output tile (%d, %d) [rows %d-%d, cols %d-%d], thread block %d%s writes it: slice %d / slice_count %d, %s\n",
               p.tile_row, p.tile_col, t.row0, t.row0 + t.rows - 1, t.col0, t.col0 + t.cols - 1, writer.block,
               launch.c_str(), writer.slice_index, writer.slice_count, writer.last() ? "last block" : "not last");
-  std::string order;
-  for (const Slice& sl : slices)
-    order += format("%sb%d k-tiles [%d,%d)", order.empty() ? "" : " -> ", sl.block, sl.k_tile_begin, sl.k_tile_end);
-  s += "  reduction order: " + order + "\n";
+  s += "  reduction order: " + reduction_order_text(slices) + "\n";
   s += format("  mma m16n8k16 accumulator: warp %d, lane %d, register c%d (row %d, col %d in the tile)\n", p.warp,
               p.lane, p.reg, p.row_in_tile, p.col_in_tile);
   const Admissible adm = e.bounds.at(i, j);

@@ -187,4 +187,13 @@ std::vector<Slice> slices_of(const Schedule& s, const ElementPlace& place) {
   return out;
 }
 
+std::string reduction_order_text(const std::vector<Slice>& slices) {
+  std::string s;
+  for (const Slice& sl : slices) {
+    s += cat(s.empty() ? "" : " -> ", "block ", sl.block, " k-tiles [", sl.k_tile_begin, ",", sl.k_tile_end, ")",
+             sl.last() ? " (last, writes)" : "");
+  }
+  return s;
+}
+
 }  // namespace tc

@@ -71,10 +71,7 @@ CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, 
   out.status = c.passed() ? CellStatus::pass : CellStatus::fail;
   out.message = header_line(c.counts);
   out.counts = c.counts;
-  const auto tier = [](const TierResult& t) {
-    return t.status == TierStatus::pass ? "pass" : t.status == TierStatus::fail ? "fail" : "n/a";
-  };
-  out.tiers = cat("t0=", tier(c.t0), " t1=", tier(c.t1), " t2=", tier(c.t2));
+  out.tiers = cat("t0=", name(c.t0.status), " t1=", name(c.t1.status), " t2=", name(c.t2.status));
   for (const Hint& h : c.hints) out.hints.emplace_back(name(h.kind));
   if (!c.passed() && !error_map_dir.empty()) {
     std::filesystem::create_directories(error_map_dir);

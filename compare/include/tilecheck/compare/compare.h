@@ -69,6 +69,7 @@ struct Statistics {
 };
 
 enum class TierStatus { pass, fail, not_applicable };
+const char* name(TierStatus s);  // "pass", "fail", "n/a"
 struct TierResult {
   TierStatus status = TierStatus::not_applicable;
   std::string detail;  // one line: why

@@ -103,5 +103,8 @@ struct ElementPlace {
 ElementPlace locate(const Schedule& s, int row, int col);
 // The slices that produce the element's output tile, in reduction order.
 std::vector<Slice> slices_of(const Schedule& s, const ElementPlace& place);
+// The reduction order as every report prints it:
+// "block 5 k-tiles [1,4) -> block 4 k-tiles [0,1) (last, writes)".
+std::string reduction_order_text(const std::vector<Slice>& slices);
 
 }  // namespace tc
