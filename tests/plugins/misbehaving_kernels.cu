@@ -1,0 +1,48 @@
+#include <cuda_runtime.h>
+
+#include <cstdio>
+
+#include "misbehaving_kernels.h"
+
+namespace {
+
+__global__ void trap_kernel() { __trap(); }
+
+// Spins until a flag that nothing sets: the launch never ends (the kernel sleeps between polls so
+// that it does not starve other work on the device).
+__global__ void hang_kernel(const volatile int* never_set) {
+  while (*never_set == 0) __nanosleep(1000);
+}
+
+tc_status launched(const char* what, char* message, size_t capacity) {
+  const cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) return TC_OK;
+  if (message != nullptr) std::snprintf(message, capacity, "%s: %s", what, cudaGetErrorString(e));
+  return TC_ERR_CUDA;
+}
+
+}  // namespace
+
+tc_status tc_kit_launch_trap(void* stream, char* message, size_t capacity) {
+  trap_kernel<<<1, 32, 0, static_cast<cudaStream_t>(stream)>>>();
+  return launched("trap_kernel", message, capacity);
+}
+
+tc_status tc_kit_launch_hang(void* stream, char* message, size_t capacity) {
+  static int* flag = nullptr;  // device memory, zero, never written again
+  if (flag == nullptr) {
+    if (cudaMalloc(&flag, sizeof(int)) != cudaSuccess || cudaMemset(flag, 0, sizeof(int)) != cudaSuccess)
+      return launched("hang flag", message, capacity);
+  }
+  hang_kernel<<<1, 32, 0, static_cast<cudaStream_t>(stream)>>>(flag);
+  return launched("hang_kernel", message, capacity);
+}
+
+tc_status tc_kit_spoil_tile(void* C, int N, int rows, int cols, void* stream, char* message, size_t capacity) {
+  // Every byte 0x64: each fp16 element becomes 0x6464 = 1124.0, far outside every bound of the suite.
+  const cudaError_t e = cudaMemset2DAsync(C, static_cast<size_t>(N) * 2, 0x64, static_cast<size_t>(cols) * 2, rows,
+                                          static_cast<cudaStream_t>(stream));
+  if (e == cudaSuccess) return TC_OK;
+  if (message != nullptr) std::snprintf(message, capacity, "cudaMemset2DAsync: %s", cudaGetErrorString(e));
+  return TC_ERR_CUDA;
+}

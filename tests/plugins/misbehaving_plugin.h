@@ -1,0 +1,42 @@
+// Which cells the misbehaving kit's libraries spoil, and how (misbehaving_plugin.cpp). Shared with
+// the tests that assert tilecheck's verdict on each of them.
+#pragma once
+#include "tilecheck/kernel/plugin.h"
+
+namespace tc_kit {
+
+enum class Behaviour { trap = 1, hang = 2, unsupported = 3, wrong_tile = 4, crash = 5 };
+
+struct Victim {
+  Behaviour behaviour;
+  const char* variant;   // the library's variant name: libtc_kit_<variant without "kit-">.so
+  tc_tile_config config; // m_blocks 0: any configuration with this group_blocks
+  int contract;          // -1: either contract
+};
+
+// The victim of each behaviour: a configuration (or group and contract) that the suite's matrix
+// reaches with committed fixtures.
+constexpr Victim kVictims[] = {
+    {Behaviour::trap, "kit-trap", {1, 8, 8, 4}, -1},
+    {Behaviour::hang, "kit-hang", {2, 16, 4, 8}, -1},
+    {Behaviour::unsupported, "kit-unsupported", {0, 0, 0, 2}, TC_CONTRACT_FP32},
+    {Behaviour::wrong_tile, "kit-wrong-tile", {1, 8, 8, -1}, -1},
+    {Behaviour::crash, "kit-crash", {4, 16, 4, -1}, -1},
+};
+
+constexpr bool matches(const Victim& v, const tc_tile_config& c, int contract) {
+  const bool config = v.config.m_blocks == 0
+                          ? c.group_blocks == v.config.group_blocks
+                          : c.m_blocks == v.config.m_blocks && c.n_blocks == v.config.n_blocks &&
+                                c.k_blocks == v.config.k_blocks && c.group_blocks == v.config.group_blocks;
+  return config && (v.contract < 0 || v.contract == contract);
+}
+
+#ifdef TC_KIT_BEHAVIOUR
+constexpr Behaviour kBehaviour = static_cast<Behaviour>(TC_KIT_BEHAVIOUR);
+constexpr const Victim& kVictim = kVictims[TC_KIT_BEHAVIOUR - 1];
+constexpr const char* kVariant = kVictim.variant;
+inline bool is_victim(const tc_problem& p) { return matches(kVictim, p.config, p.contract); }
+#endif
+
+}  // namespace tc_kit
