@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <string>
 
 #include "tilecheck/kernel/plugin.h"
 
@@ -40,38 +39,36 @@ bool instantiated(int m_blocks, int n_blocks, int k_blocks, int group_blocks) {
   return false;
 }
 
-tc_status fail(tc_status s, char* message, size_t capacity, const std::string& text) {
-  if (message != nullptr && capacity > 0) std::snprintf(message, capacity, "%s", text.c_str());
+// Formats the reason into the caller's buffer. (No std::to_string here: its digit table is a
+// process-wide unique symbol that a plugin must not export; docs/plugin.md.)
+template <typename... Args>
+tc_status fail(tc_status s, char* message, size_t capacity, const char* format, Args... args) {
+  if (message != nullptr && capacity > 0) std::snprintf(message, capacity, format, args...);
   return s;
 }
 
 // The m_blocks of every launch upstream makes for M rows: 64-row chunks (four 16-row blocks),
 // batched, then one tail of the remaining 16-row blocks.
-bool every_chunk_instantiated(int M, int n_blocks, int k_blocks, int group_blocks, std::string& why) {
+// Returns the m_blocks of the first chunk without an instantiation, or 0.
+int missing_chunk(int M, int n_blocks, int k_blocks, int group_blocks) {
   const int blocks = (M + 15) / 16;
-  for (int m : {std::min(blocks, 4), blocks > 4 ? blocks % 4 : 0}) {
-    if (m == 0) continue;
-    if (!instantiated(m, n_blocks, k_blocks, group_blocks)) {
-      why = "upstream Marlin has no kernel for m_blocks " + std::to_string(m) + " with a " +
-            std::to_string(16 * n_blocks) + "x" + std::to_string(16 * k_blocks) + " tile and group_blocks " +
-            std::to_string(group_blocks) + " (M=" + std::to_string(M) + " needs it)";
-      return false;
-    }
-  }
-  return true;
+  for (int m : {std::min(blocks, 4), blocks > 4 ? blocks % 4 : 0})
+    if (m != 0 && !instantiated(m, n_blocks, k_blocks, group_blocks)) return m;
+  return 0;
 }
 
 // Checks what upstream cannot run; fills the tile it will use.
 tc_status check(const tc_problem& p, int& thread_n, int& thread_k, char* message, size_t capacity) {
   if (p.abi_version != TC_PLUGIN_ABI_VERSION)
-    return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "abi_version " + std::to_string(p.abi_version));
+    return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "abi_version %d, expected %d", p.abi_version,
+                TC_PLUGIN_ABI_VERSION);
   if (p.M < 1 || p.N < 1 || p.K < 1)
-    return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "M, N and K must be positive");
+    return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "M=%d, N=%d, K=%d: all must be positive", p.M, p.N, p.K);
   if (p.contract != TC_CONTRACT_MARLIN)
-    return fail(TC_ERR_UNSUPPORTED, message, capacity, "upstream Marlin implements only the marlin contract");
+    return fail(TC_ERR_UNSUPPORTED, message, capacity, "%s", "upstream Marlin implements only the marlin contract");
   if (p.group != 128 && p.group != -1)
     return fail(TC_ERR_UNSUPPORTED, message, capacity,
-                "upstream Marlin implements groups of 128 and per-column scales, not group " + std::to_string(p.group));
+                "upstream Marlin implements groups of 128 and per-column scales, not group %d", p.group);
   const int group_blocks = p.group == -1 ? -1 : p.group / 16;
   int n_blocks = p.config.n_blocks, k_blocks = p.config.k_blocks;
   if (p.config.m_blocks == 0) {  // upstream's own choice
@@ -81,19 +78,19 @@ tc_status check(const tc_problem& p, int& thread_n, int& thread_k, char* message
     const int first = std::min(4, (p.M + 15) / 16);
     if (p.config.m_blocks != first)
       return fail(TC_ERR_UNSUPPORTED, message, capacity,
-                  "upstream Marlin derives m_blocks from M (M=" + std::to_string(p.M) + " gives " +
-                      std::to_string(first) + ", not " + std::to_string(p.config.m_blocks) + ")");
+                  "upstream Marlin derives m_blocks from M (M=%d gives %d, not %d)", p.M, first, p.config.m_blocks);
     if (p.config.group_blocks != group_blocks)
-      return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "config group_blocks does not match the group");
+      return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "config group_blocks %d does not match group %d",
+                  p.config.group_blocks, p.group);
   }
-  std::string why;
-  if (!every_chunk_instantiated(p.M, n_blocks, k_blocks, group_blocks, why))
-    return fail(TC_ERR_UNSUPPORTED, message, capacity, why);
+  if (const int m = missing_chunk(p.M, n_blocks, k_blocks, group_blocks))
+    return fail(TC_ERR_UNSUPPORTED, message, capacity,
+                "upstream Marlin has no kernel for m_blocks %d with a %dx%d tile and group_blocks %d (M=%d needs it)", m,
+                16 * n_blocks, 16 * k_blocks, group_blocks, p.M);
   thread_n = 16 * n_blocks, thread_k = 16 * k_blocks;
   if (p.N % thread_n != 0 || p.K % thread_k != 0)
-    return fail(TC_ERR_UNSUPPORTED, message, capacity,
-                "N=" + std::to_string(p.N) + " and K=" + std::to_string(p.K) + " must be multiples of the " +
-                    std::to_string(thread_n) + "x" + std::to_string(thread_k) + " tile");
+    return fail(TC_ERR_UNSUPPORTED, message, capacity, "N=%d and K=%d must be multiples of the %dx%d tile", p.N, p.K,
+                thread_n, thread_k);
   return TC_OK;
 }
 
@@ -115,20 +112,21 @@ TC_PLUGIN_EXPORT const tc_plugin_info_t* tc_plugin_info(void) {
 
 TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_size(const tc_problem* p, size_t* bytes, char* message,
                                                     size_t capacity) {
-  if (p == nullptr || bytes == nullptr) return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "null argument");
+  if (p == nullptr || bytes == nullptr) return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "%s", "null argument");
   *bytes = lock_bytes(*p);
   return TC_OK;
 }
 
 TC_PLUGIN_EXPORT tc_status tc_plugin_run(const tc_problem* p, char* message, size_t capacity) {
-  if (p == nullptr) return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "null problem");
+  if (p == nullptr) return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "%s", "null problem");
   int thread_n = 0, thread_k = 0;
   const tc_status checked = check(*p, thread_n, thread_k, message, capacity);
   if (checked != TC_OK) return checked;
   if (p->A == nullptr || p->B == nullptr || p->scales == nullptr || p->C == nullptr || p->workspace == nullptr)
-    return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "a pointer is null");
+    return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "%s", "a pointer is null");
   if (p->workspace_bytes < lock_bytes(*p))
-    return fail(TC_ERR_WORKSPACE, message, capacity, "workspace smaller than tc_plugin_workspace_size()");
+    return fail(TC_ERR_WORKSPACE, message, capacity, "workspace of %zu bytes; %zu needed", p->workspace_bytes,
+                lock_bytes(*p));
   int device = 0;
   cudaGetDevice(&device);
   const int sms = p->sms > 0 ? p->sms : -1;
@@ -136,9 +134,9 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_run(const tc_problem* p, char* message, siz
   const int ret = marlin_cuda(p->A, p->B, p->C, const_cast<void*>(p->scales), p->M, p->N, p->K, p->workspace, p->group,
                               device, static_cast<cudaStream_t>(p->stream), thread_k, thread_n, sms, max_par);
   if (ret != 0)
-    return fail(TC_ERR_UNSUPPORTED, message, capacity, "marlin_cuda returned " + std::to_string(ret));
+    return fail(TC_ERR_UNSUPPORTED, message, capacity, "marlin_cuda returned %d", ret);
   const cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess) return fail(TC_ERR_CUDA, message, capacity, std::string("launch: ") + cudaGetErrorString(e));
+  if (e != cudaSuccess) return fail(TC_ERR_CUDA, message, capacity, "launch: %s", cudaGetErrorString(e));
   return TC_OK;
 }
 
