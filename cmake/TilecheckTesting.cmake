@@ -19,7 +19,7 @@ function(tc_add_gtest)
     set(T_TIMEOUT 300)
   endif()
   add_executable(${T_NAME} ${T_SOURCES})
-  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main tc_warnings)
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} tc_gtest_main GTest::gtest tc_warnings)
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # "common/<helper>.h"
   if(NOT T_PER_KERNEL_VARIANT)
     gtest_discover_tests(${T_NAME}
@@ -36,4 +36,27 @@ function(tc_add_gtest)
                  ENVIRONMENT "TC_KERNEL=${TC_KERNEL_DIR}/libtc_kernel_${variant}.so"
       TEST_PREFIX "${T_NAME}.${variant}.")
   endforeach()
+endfunction()
+
+# A ctest that runs many GoogleTest cases in one process (the GPU matrix: one process per kernel
+# library and configuration). The process's exit status decides (tests/common/gtest_main.cpp): a
+# failure anywhere is Failed, Skipped only when every case skipped. GPU processes ask ctest for one
+# GPU (RESOURCE_GROUPS; with --resource-spec-file ctest spreads them over the GPUs it lists).
+#   tc_add_cell_process_test(NAME <test> COMMAND <command...> LABELS <labels> [TIMEOUT <s>] [COST <c>]
+#                            [ENVIRONMENT <VAR=value...>])
+set(TC_CELL_PROCESS_PROPERTIES SKIP_RETURN_CODE 77)
+function(tc_add_cell_process_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT;COST" "COMMAND;LABELS;ENVIRONMENT" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  if(NOT T_COST)
+    set(T_COST 0)
+  endif()
+  add_test(NAME ${T_NAME} COMMAND ${T_COMMAND})
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} COST ${T_COST}
+                       ENVIRONMENT "${T_ENVIRONMENT}" ${TC_CELL_PROCESS_PROPERTIES})
+  if("gpu" IN_LIST T_LABELS OR "sanitizer" IN_LIST T_LABELS)
+    set_tests_properties(${T_NAME} PROPERTIES RESOURCE_GROUPS "gpus:1")
+  endif()
 endfunction()
