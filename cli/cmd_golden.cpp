@@ -8,7 +8,6 @@
 #include <memory>
 
 #include "commands.h"
-#include "tilecheck/reference/error.h"
 #include "tilecheck/fixtures/golden.h"
 
 namespace tc::cli {
