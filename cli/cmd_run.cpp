@@ -94,7 +94,7 @@ int judge_recording(const std::string& path, const std::regex& filter, const Run
 int run_live(const std::regex& filter, const RunOptions& o) {
   const KernelPlugin kernel = KernelPlugin::load(o.kernel);
   MatrixOptions m;
-  m.order = kernel.info().variant;
+  m.variant = kernel.info().variant;
   m.all_sms = device_multiprocessors();
   m.reduced = o.reduced;
   const GoldenPaths paths = default_golden_paths();

@@ -188,7 +188,7 @@ int run_tiles(const TilesOptions& o) {
   Cell cell;
   cell.case_id = o.case_id;
   cell.config = parse_config(o.config);
-  cell.order = "tiles";
+  cell.variant = "tiles";
   const bool live = o.output.empty() && o.recording.empty();
   if (live) {
     const std::string why = gpu_unavailable_reason();
