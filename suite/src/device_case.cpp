@@ -12,7 +12,7 @@
 namespace tc {
 namespace {
 
-bool context_lost = false;
+bool context_lost = false;  // see describe_fault()
 
 void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw Error(cat(what, ": ", cudaGetErrorString(e)));
@@ -61,8 +61,6 @@ std::string device_description() {
   cudaDriverGetVersion(&driver);
   return cat(p.name, ", ", p.multiProcessorCount, " SMs, driver ", driver / 1000, ".", driver % 1000 / 10);
 }
-
-bool device_context_lost() { return context_lost; }
 
 std::string describe_fault(int cuda_error) {
   const auto e = static_cast<cudaError_t>(cuda_error);

@@ -20,10 +20,6 @@ std::string gpu_unavailable_reason();
 int device_multiprocessors();
 std::string device_description();  // "NVIDIA H200, 132 SMs, driver 13.0"
 
-// After a kernel fault (illegal address, illegal instruction, trap) the CUDA context is gone for
-// the rest of the process: every later run reports FAULT without touching the device.
-bool device_context_lost();
-
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
@@ -98,7 +94,9 @@ class DeviceCase {
   DeviceBuffer A_, B_, scales_, C_;
 };
 
-// Marks the context lost if `e` is a sticky error; returns a "FAULT: ..." message.
+// Returns a "FAULT: ..." message. If `cuda_error` is a sticky error (illegal address, illegal instruction,
+// trap), the CUDA context is gone for the rest of the process: every later launch then reports
+// FAULT without touching the device.
 std::string describe_fault(int cuda_error);
 
 }  // namespace tc
