@@ -214,10 +214,8 @@ int run_tiles(const TilesOptions& o) {
     require(r.status.ok(), name(cell.config), ": ", r.status.message);
     got = r.C;
   }
-  const Expectation e = cell.contract == f.spec.contract
-                            ? runner.expectation(cell)
-                            : make_expectation(f.A, f.weights, cell.contract,
-                                               make_schedule(f.spec.shape, cell.config, cell.sms), case_info(f, o.case_id));
+  const Expectation e =
+      make_expectation(f, cell.contract, make_schedule(f.spec.shape, cell.config, cell.sms), o.case_id);
   const Comparison c = compare(e, got);
   ReportOptions options;
   if (!o.report.empty()) {

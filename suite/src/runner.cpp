@@ -34,11 +34,13 @@ const Fixture& SuiteRunner::fixture(const std::string& case_id) { return *shared
 
 namespace {
 
+// A suite cell runs its case under the contract the case was generated for (execute() launches the
+// kernel with the fixture's contract), so a cell naming another contract is a mistake, not a request.
 Expectation cell_expectation(const Fixture& f, const Cell& cell) {
   if (f.spec.contract != cell.contract)  // (cell.name() formats a string: only on failure)
     throw Error(cat("cell ", cell.name(), " asks for contract ", name(cell.contract), " but case ", cell.case_id,
                     " was generated for ", name(f.spec.contract)));
-  return make_expectation(f, make_schedule(f.spec.shape, cell.config, cell.sms), cell.case_id);
+  return make_expectation(f, cell.contract, make_schedule(f.spec.shape, cell.config, cell.sms), cell.case_id);
 }
 
 }  // namespace
