@@ -16,12 +16,14 @@
 #include <cuda_runtime.h>
 
 #include "commands.h"
-#include "tilecheck/reference/contract.h"
-#include "tilecheck/suite/device_case.h"
-#include "tilecheck/reference/error.h"
 #include "tilecheck/kernel/plugin_loader.h"
+#include "tilecheck/reference/contract.h"
+#include "tilecheck/reference/error.h"
 #include "tilecheck/reference/rng.h"
 #include "tilecheck/reference/schedule.h"
+#include "tilecheck/suite/cuda_check.h"
+#include "tilecheck/suite/device_case.h"
+#include "tilecheck/suite/problem.h"
 
 namespace tc::cli {
 namespace {
@@ -35,12 +37,10 @@ std::string slice_counts(const Schedule& s) {
   return lo == hi ? std::to_string(lo) : cat(lo, "-", hi);
 }
 
-void cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(cat(what, ": ", cudaGetErrorString(e)));
+void check_cublas(cublasStatus_t s, const char* call, const char* file, int line) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw Error(cat(call, " failed: cuBLAS status ", int(s), " (", file, ":", line, ")"));
 }
-void blas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw Error(cat(what, ": cuBLAS status ", int(s)));
-}
+#define TC_CHECK_CUBLAS(call) check_cublas((call), #call, __FILE__, __LINE__)
 
 // Fills `copies` consecutive device buffers of `bytes` each with the same 16-bit words from the
 // counter RNG: `half_range` gives fp16 values of about +-1 (random codes otherwise), so nothing
@@ -52,10 +52,10 @@ void fill(void* device, size_t bytes, std::uint64_t seed, bool half_range, int c
     const auto b = static_cast<std::uint16_t>(rng.bits(i));
     host[i] = half_range ? static_cast<std::uint16_t>(0x3000 | (b & 0x87FF)) : b;  // |x| in [2^-3, 2^-1)
   }
-  cuda(cudaMemcpy(device, host.data(), host.size() * 2, cudaMemcpyHostToDevice), "upload");
+  TC_CHECK_CUDA(cudaMemcpy(device, host.data(), host.size() * 2, cudaMemcpyHostToDevice));
   for (int c = 1; c < copies; ++c)
-    cuda(cudaMemcpy(static_cast<char*>(device) + c * bytes, device, bytes, cudaMemcpyDeviceToDevice), "copy");
-  cuda(cudaDeviceSynchronize(), "fill");  // the copies are not ordered before the timing stream's work
+    TC_CHECK_CUDA(cudaMemcpy(static_cast<char*>(device) + c * bytes, device, bytes, cudaMemcpyDeviceToDevice));
+  TC_CHECK_CUDA(cudaDeviceSynchronize());  // the copies are not ordered before the timing stream's work
 }
 
 // Seconds per call of `calls` captured into one graph by `record`, over `repeats` replays.
@@ -67,22 +67,22 @@ template <typename Record>
 Timing time_graph(cudaStream_t stream, int calls, int repeats, Record&& record) {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
-  cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
+  TC_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
   for (int i = 0; i < calls; ++i) record(i);
-  cuda(cudaStreamEndCapture(stream, &graph), "end capture");
-  cuda(cudaGraphInstantiate(&exec, graph, 0), "graph instantiate");
+  TC_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  TC_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   cudaEvent_t start, stop;
-  cuda(cudaEventCreate(&start), "event");
-  cuda(cudaEventCreate(&stop), "event");
-  for (int w = 0; w < 2; ++w) cuda(cudaGraphLaunch(exec, stream), "warm-up");
+  TC_CHECK_CUDA(cudaEventCreate(&start));
+  TC_CHECK_CUDA(cudaEventCreate(&stop));
+  for (int w = 0; w < 2; ++w) TC_CHECK_CUDA(cudaGraphLaunch(exec, stream));  // warm-up
   std::vector<double> seconds;
   for (int r = 0; r < repeats; ++r) {
-    cuda(cudaEventRecord(start, stream), "record");
-    cuda(cudaGraphLaunch(exec, stream), "graph launch");
-    cuda(cudaEventRecord(stop, stream), "record");
-    cuda(cudaEventSynchronize(stop), "synchronize");
+    TC_CHECK_CUDA(cudaEventRecord(start, stream));
+    TC_CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    TC_CHECK_CUDA(cudaEventRecord(stop, stream));
+    TC_CHECK_CUDA(cudaEventSynchronize(stop));
     float ms = 0;
-    cuda(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+    TC_CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
     seconds.push_back(ms * 1e-3 / calls);
   }
   cudaEventDestroy(start);
@@ -127,20 +127,20 @@ int run_bench(const BenchOptions& o) {
   require(why.empty(), "tilecheck bench needs a CUDA GPU (", why, ")");
   int device = 0;
   cudaDeviceProp prop{};
-  cuda(cudaGetDevice(&device), "cudaGetDevice");
-  cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  TC_CHECK_CUDA(cudaGetDevice(&device));
+  TC_CHECK_CUDA(cudaGetDeviceProperties(&prop, device));
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
   cudaStream_t stream;
-  cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
+  TC_CHECK_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
 
   // Ceiling 1: device-to-device copy of half the rotation size (bytes read + bytes written).
   const size_t copy_bytes = static_cast<size_t>(o.rotate_mb) << 19;
   DeviceBuffer copy_src(copy_bytes), copy_dst(copy_bytes);
-  cuda(cudaMemset(copy_src.get(), 1, copy_bytes), "memset");
+  TC_CHECK_CUDA(cudaMemset(copy_src.get(), 1, copy_bytes));
   const double copy_s = time_graph(stream, 4, o.repeats, [&](int) {
-    cuda(cudaMemcpyAsync(copy_dst.get(), copy_src.get(), copy_bytes, cudaMemcpyDeviceToDevice, stream), "copy");
+    TC_CHECK_CUDA(cudaMemcpyAsync(copy_dst.get(), copy_src.get(), copy_bytes, cudaMemcpyDeviceToDevice, stream));
   }).median;
   const double copy_tbs = 2.0 * copy_bytes / copy_s / 1e12;
   std::printf("device: %s, %d SMs, L2 %d MB, driver %d.%d, runtime %d.%d\n", prop.name, prop.multiProcessorCount,
@@ -157,8 +157,8 @@ int run_bench(const BenchOptions& o) {
 
   cublasHandle_t handle = nullptr;
   if (o.cublas) {
-    blas(cublasCreate(&handle), "cublasCreate");
-    blas(cublasSetStream(handle, stream), "cublasSetStream");
+    TC_CHECK_CUBLAS(cublasCreate(&handle));
+    TC_CHECK_CUBLAS(cublasSetStream(handle, stream));
   }
   const int K = o.K, N = o.N;
   std::map<int, double> cublas_by_m;
@@ -174,15 +174,12 @@ int run_bench(const BenchOptions& o) {
     fill(A.get(), static_cast<size_t>(M) * K * 2, 1, true);
     fill(B.get(), b_bytes, 2, false, copies);
     fill(S.get(), s_bytes, 3, true, copies);
-    tc_problem q{};
-    q.abi_version = TC_PLUGIN_ABI_VERSION;
-    q.M = M, q.N = N, q.K = K, q.group = group;
-    q.contract = contract == Contract::marlin ? TC_CONTRACT_MARLIN : TC_CONTRACT_FP32;
-    q.config = {config.m_blocks, config.n_blocks, config.k_blocks, config.group_blocks};
-    q.A = A.get(), q.C = C.get(), q.B = B.get(), q.scales = S.get();
-    q.stream = stream;
-    q.sms = o.sms;
-    q.flags = TC_FLAG_SKIP_WORKSPACE_CHECK;
+    Launch launch;
+    launch.config = config;
+    launch.sms = o.sms;
+    launch.flags = TC_FLAG_SKIP_WORKSPACE_CHECK;
+    launch.stream = stream;
+    tc_problem q = make_problem({M, N, K, group}, contract, launch, {A.get(), B.get(), S.get(), C.get()});
     size_t ws_bytes = 0;
     for (const KernelPlugin& k : kernels) {
       size_t need = 0;
@@ -198,7 +195,7 @@ int run_bench(const BenchOptions& o) {
       for (size_t k = 0; k < kernels.size(); ++k) {
         const RunResult check = kernels[k].run(q);  // once outside the graph, to report errors plainly
         require(check.ok(), config_name, ": ", status_name(check.status), ": ", check.message);
-        cuda(cudaStreamSynchronize(stream), "kernel");
+        TC_CHECK_CUDA(cudaStreamSynchronize(stream));
         timings[k].push_back(time_graph(stream, copies, o.repeats, [&](int i) {
           q.B = static_cast<char*>(B.get()) + i * b_bytes;
           q.scales = static_cast<char*>(S.get()) + i * s_bytes;
@@ -216,10 +213,9 @@ int run_bench(const BenchOptions& o) {
       fill(W.get(), w_bytes, 4, true, w_copies);
       const float one = 1.0f, zero = 0.0f;
       theirs = time_graph(stream, w_copies, o.repeats, [&](int i) {
-        blas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, static_cast<char*>(W.get()) + i * w_bytes,
-                          CUDA_R_16F, N, A.get(), CUDA_R_16F, K, &zero, C.get(), CUDA_R_16F, N, CUBLAS_COMPUTE_32F,
-                          CUBLAS_GEMM_DEFAULT),
-             "cublasGemmEx");
+        TC_CHECK_CUBLAS(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one,
+                                     static_cast<char*>(W.get()) + i * w_bytes, CUDA_R_16F, N, A.get(), CUDA_R_16F, K,
+                                     &zero, C.get(), CUDA_R_16F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
       }).median;
     }
     const int grid = o.sms > 0 ? o.sms : prop.multiProcessorCount;
