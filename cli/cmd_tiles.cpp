@@ -19,7 +19,7 @@
 #include "tilecheck/suite/dump_run.h"
 #include "tilecheck/reference/error.h"
 #include "tilecheck/compare/errormap.h"
-#include "tilecheck/reference/marlin_format.h"
+#include "tilecheck/fixtures/cut.h"
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/golden.h"
 #include "tilecheck/fixtures/h5.h"
@@ -127,31 +127,17 @@ void print_tile(const Expectation& e, const Comparison& c, const TileInfo& t, co
 void write_repro(const std::string& dir, const Fixture& f, const Comparison& c, const TileInfo& t, int sms,
                  const TileConfig& config) {
   std::filesystem::create_directories(dir);
-  const int G = f.weights.scales.rows();
-  CaseSpec spec = f.spec;
-  spec.id = cat(f.spec.id, "_tile", t.tile_row, "_", t.tile_col);
-  spec.shape.M = t.rows;
-  spec.shape.N = t.cols;
-  QuantizedWeights w;
-  w.group = f.weights.group;
-  w.codes = f.weights.codes.middleCols(t.col0, t.cols);
-  w.scales = f.weights.scales.block(0, t.col0, G, t.cols);
-  Fixture repro;
-  repro.spec = spec;
-  repro.provenance = f.provenance;
-  repro.A = f.A.middleRows(t.row0, t.rows);
-  repro.weights = w;
-  repro.B_marlin = pack_weights(w.codes);
-  repro.scales_marlin = permute_scales(w.scales, w.group);
-  repro.ref = reference_gemm(repro.A, w, spec.contract, GemmPath::exact);
-  const std::string fixture = dir + "/" + spec.id + ".h5", output = dir + "/" + spec.id + "_output.h5";
+  const Fixture repro =
+      cut_fixture(f, {t.row0, t.rows, t.col0, t.cols}, cat(f.spec.id, "_tile", t.tile_row, "_", t.tile_col));
+  const std::string& id = repro.spec.id;
+  const std::string fixture = dir + "/" + id + ".h5", output = dir + "/" + id + "_output.h5";
   write_fixture(repro, fixture);
   h5::write_file_atomically(output, [&](h5::File& file) {
     h5::write_half_matrix(file, "C", c.got.block(t.row0, t.col0, t.rows, t.cols));
   });
   const std::string command = cat("tilecheck compare --fixture ", fixture, " --output ", output, " --tile ",
                                   config.tile_n(), "x", config.tile_k(), " --m-blocks ", config.m_blocks, " --sms 1");
-  std::ofstream(dir + "/" + spec.id + ".txt")
+  std::ofstream(dir + "/" + id + ".txt")
       << "Repro of tile (" << t.tile_row << ", " << t.tile_col << ") of case " << f.spec.id << ", config "
       << name(config) << ", grid size " << sms << ", seed " << f.spec.seed << ".\n"
       << "Its rows " << t.row0 << "-" << t.row0 + t.rows - 1 << " of A and columns " << t.col0 << "-"
