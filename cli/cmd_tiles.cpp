@@ -164,6 +164,15 @@ void run_bisect(const TilesOptions& o, const Fixture& f, const Expectation& e, c
               t.tile_col, o.dump_kernel.c_str(), output_failed ? "fails" : "passes", dep.text.c_str());
 }
 
+// The output to judge: an output file of any kernel, a recording's cell, or the kernel run live.
+HalfMatrix output_to_judge(const TilesOptions& o, SuiteRunner& runner, const Cell& cell, const Shape& shape) {
+  if (!o.output.empty()) return h5::read_half_matrix(h5::File::open(o.output), "C", shape.M, shape.N);
+  if (!o.recording.empty()) return recorded_output(o.recording, cell);
+  const KernelRun r = runner.execute(cell);
+  require(r.status.ok(), name(cell.config), ": ", r.status.message);
+  return r.C;
+}
+
 int run_tiles(const TilesOptions& o) {
   if (o.bisect) {
     const std::string why = gpu_unavailable_reason();
@@ -190,19 +199,9 @@ int run_tiles(const TilesOptions& o) {
   cell.contract = o.contract.empty() ? f.spec.contract : parse_contract(o.contract);
   validate_config(cell.config, f.spec.shape);
 
-  HalfMatrix got;
-  if (!o.output.empty()) {
-    got = h5::read_half_matrix(h5::File::open(o.output), "C", f.spec.shape.M, f.spec.shape.N);
-  } else if (!o.recording.empty()) {
-    got = recorded_output(o.recording, cell);
-  } else {
-    const KernelRun r = runner.execute(cell);
-    require(r.status.ok(), name(cell.config), ": ", r.status.message);
-    got = r.C;
-  }
   const Expectation e =
       make_expectation(f, cell.contract, make_schedule(f.spec.shape, cell.config, cell.sms), o.case_id);
-  const Comparison c = compare(e, got);
+  const Comparison c = compare(e, output_to_judge(o, runner, cell, f.spec.shape));
   ReportOptions options;
   if (!o.report.empty()) {
     write_error_map(o.report, e, c);
