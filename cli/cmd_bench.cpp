@@ -16,12 +16,14 @@
 #include <cuda_runtime.h>
 
 #include "commands.h"
-#include "tilecheck/reference/contract.h"
-#include "tilecheck/suite/device_case.h"
-#include "tilecheck/reference/error.h"
 #include "tilecheck/kernel/plugin_loader.h"
+#include "tilecheck/reference/contract.h"
+#include "tilecheck/reference/error.h"
 #include "tilecheck/reference/rng.h"
 #include "tilecheck/reference/schedule.h"
+#include "tilecheck/suite/cuda_check.h"
+#include "tilecheck/suite/device_case.h"
+#include "tilecheck/suite/problem.h"
 
 namespace tc::cli {
 namespace {
@@ -35,12 +37,10 @@ std::string slice_counts(const Schedule& s) {
   return lo == hi ? std::to_string(lo) : cat(lo, "-", hi);
 }
 
-void cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(cat(what, ": ", cudaGetErrorString(e)));
+void check_cublas(cublasStatus_t s, const char* call, const char* file, int line) {
+  if (s != CUBLAS_STATUS_SUCCESS) throw Error(cat(call, " failed: cuBLAS status ", int(s), " (", file, ":", line, ")"));
 }
-void blas(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw Error(cat(what, ": cuBLAS status ", int(s)));
-}
+#define TC_CHECK_CUBLAS(call) check_cublas((call), #call, __FILE__, __LINE__)
 
 // Fills `copies` consecutive device buffers of `bytes` each with the same 16-bit words from the
 // counter RNG: `half_range` gives fp16 values of about +-1 (random codes otherwise), so nothing
@@ -52,10 +52,10 @@ void fill(void* device, size_t bytes, std::uint64_t seed, bool half_range, int c
     const auto b = static_cast<std::uint16_t>(rng.bits(i));
     host[i] = half_range ? static_cast<std::uint16_t>(0x3000 | (b & 0x87FF)) : b;  // |x| in [2^-3, 2^-1)
   }
-  cuda(cudaMemcpy(device, host.data(), host.size() * 2, cudaMemcpyHostToDevice), "upload");
+  TC_CHECK_CUDA(cudaMemcpy(device, host.data(), host.size() * 2, cudaMemcpyHostToDevice));
   for (int c = 1; c < copies; ++c)
-    cuda(cudaMemcpy(static_cast<char*>(device) + c * bytes, device, bytes, cudaMemcpyDeviceToDevice), "copy");
-  cuda(cudaDeviceSynchronize(), "fill");  // the copies are not ordered before the timing stream's work
+    TC_CHECK_CUDA(cudaMemcpy(static_cast<char*>(device) + c * bytes, device, bytes, cudaMemcpyDeviceToDevice));
+  TC_CHECK_CUDA(cudaDeviceSynchronize());  // the copies are not ordered before the timing stream's work
 }
 
 // Seconds per call of `calls` captured into one graph by `record`, over `repeats` replays.
@@ -67,22 +67,22 @@ template <typename Record>
 Timing time_graph(cudaStream_t stream, int calls, int repeats, Record&& record) {
   cudaGraph_t graph;
   cudaGraphExec_t exec;
-  cuda(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "begin capture");
+  TC_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
   for (int i = 0; i < calls; ++i) record(i);
-  cuda(cudaStreamEndCapture(stream, &graph), "end capture");
-  cuda(cudaGraphInstantiate(&exec, graph, 0), "graph instantiate");
+  TC_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
+  TC_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
   cudaEvent_t start, stop;
-  cuda(cudaEventCreate(&start), "event");
-  cuda(cudaEventCreate(&stop), "event");
-  for (int w = 0; w < 2; ++w) cuda(cudaGraphLaunch(exec, stream), "warm-up");
+  TC_CHECK_CUDA(cudaEventCreate(&start));
+  TC_CHECK_CUDA(cudaEventCreate(&stop));
+  for (int w = 0; w < 2; ++w) TC_CHECK_CUDA(cudaGraphLaunch(exec, stream));  // warm-up
   std::vector<double> seconds;
   for (int r = 0; r < repeats; ++r) {
-    cuda(cudaEventRecord(start, stream), "record");
-    cuda(cudaGraphLaunch(exec, stream), "graph launch");
-    cuda(cudaEventRecord(stop, stream), "record");
-    cuda(cudaEventSynchronize(stop), "synchronize");
+    TC_CHECK_CUDA(cudaEventRecord(start, stream));
+    TC_CHECK_CUDA(cudaGraphLaunch(exec, stream));
+    TC_CHECK_CUDA(cudaEventRecord(stop, stream));
+    TC_CHECK_CUDA(cudaEventSynchronize(stop));
     float ms = 0;
-    cuda(cudaEventElapsedTime(&ms, start, stop), "elapsed");
+    TC_CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
     seconds.push_back(ms * 1e-3 / calls);
   }
   cudaEventDestroy(start);
@@ -107,45 +107,83 @@ struct BenchOptions {
   bool cublas = true;
 };
 
-int run_bench(const BenchOptions& o) {
-  require(!o.kernels.empty(), "--kernel: at least one kernel library");
-  std::vector<KernelPlugin> kernels;
-  for (const std::string& path : o.kernels) kernels.push_back(KernelPlugin::load(path));
-  const KernelPlugin& kernel = kernels.front();
-  const Contract contract = parse_contract(o.contract);
-  require(o.repeats >= 3, "--repeats ", o.repeats, " (expected at least 3)");
-  require(o.rotate_mb >= 1, "--rotate-mb ", o.rotate_mb, " (expected at least 1)");
-  require(o.rounds >= 1, "--rounds ", o.rounds, " (expected at least 1)");
-  require(o.M >= 0 && o.sms >= 0, "-M ", o.M, " and --sms ", o.sms, " must not be negative");
-  std::vector<TileConfig> configs;
-  if (o.configs.empty()) {
-    configs = kernel.configs();
-  } else {
-    for (const std::string& name : o.configs) configs.push_back(parse_config(name));
+// Options checked, kernel libraries loaded, the GPU found, a stream to time on; cuBLAS once the
+// header is printed. Frees the stream and the cuBLAS handle on the way out, errors included.
+class Bench {
+ public:
+  explicit Bench(const BenchOptions& o) : o_(o) {
+    require(!o.kernels.empty(), "--kernel: at least one kernel library");
+    for (const std::string& path : o.kernels) kernels_.push_back(KernelPlugin::load(path));
+    contract_ = parse_contract(o.contract);
+    require(o.repeats >= 3, "--repeats ", o.repeats, " (expected at least 3)");
+    require(o.rotate_mb >= 1, "--rotate-mb ", o.rotate_mb, " (expected at least 1)");
+    require(o.rounds >= 1, "--rounds ", o.rounds, " (expected at least 1)");
+    require(o.M >= 0 && o.sms >= 0, "-M ", o.M, " and --sms ", o.sms, " must not be negative");
+    if (o.configs.empty()) {
+      configs_ = kernels_.front().configs();
+    } else {
+      for (const std::string& name : o.configs) configs_.push_back(parse_config(name));
+    }
+    const std::string why = gpu_unavailable_reason();
+    require(why.empty(), "tilecheck bench needs a CUDA GPU (", why, ")");
+    int device = 0;
+    TC_CHECK_CUDA(cudaGetDevice(&device));
+    TC_CHECK_CUDA(cudaGetDeviceProperties(&prop_, device));
+    TC_CHECK_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   }
-  const std::string why = gpu_unavailable_reason();
-  require(why.empty(), "tilecheck bench needs a CUDA GPU (", why, ")");
-  int device = 0;
-  cudaDeviceProp prop{};
-  cuda(cudaGetDevice(&device), "cudaGetDevice");
-  cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  ~Bench() {
+    if (cublas_) cublasDestroy(cublas_);
+    if (stream_) cudaStreamDestroy(stream_);
+  }
+  Bench(const Bench&) = delete;
+  Bench& operator=(const Bench&) = delete;
+
+  void start_cublas() {
+    if (!o_.cublas) return;
+    TC_CHECK_CUBLAS(cublasCreate(&cublas_));
+    TC_CHECK_CUBLAS(cublasSetStream(cublas_, stream_));
+  }
+
+  const BenchOptions& options() const { return o_; }
+  const std::vector<KernelPlugin>& kernels() const { return kernels_; }
+  const std::vector<TileConfig>& configs() const { return configs_; }
+  Contract contract() const { return contract_; }
+  const cudaDeviceProp& device() const { return prop_; }
+  cudaStream_t stream() const { return stream_; }
+  cublasHandle_t cublas() const { return cublas_; }
+  std::map<int, double>& cublas_seconds_by_m() { return cublas_by_m_; }  // cuBLAS depends on the shape only
+
+ private:
+  const BenchOptions& o_;
+  std::vector<KernelPlugin> kernels_;
+  Contract contract_ = Contract::fp32;
+  std::vector<TileConfig> configs_;
+  cudaDeviceProp prop_{};
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  std::map<int, double> cublas_by_m_;
+};
+
+// Ceiling 1: device-to-device copy of half the rotation size (bytes read + bytes written), in TB/s.
+double copy_ceiling(const Bench& b) {
+  const size_t copy_bytes = static_cast<size_t>(b.options().rotate_mb) << 19;
+  DeviceBuffer copy_src(copy_bytes), copy_dst(copy_bytes);
+  TC_CHECK_CUDA(cudaMemset(copy_src.get(), 1, copy_bytes));
+  const double copy_s = time_graph(b.stream(), 4, b.options().repeats, [&](int) {
+    TC_CHECK_CUDA(cudaMemcpyAsync(copy_dst.get(), copy_src.get(), copy_bytes, cudaMemcpyDeviceToDevice, b.stream()));
+  }).median;
+  return 2.0 * copy_bytes / copy_s / 1e12;
+}
+
+void print_header(const Bench& b, double copy_tbs) {
+  const BenchOptions& o = b.options();
+  const cudaDeviceProp& prop = b.device();
   int driver = 0, runtime = 0;
   cudaDriverGetVersion(&driver);
   cudaRuntimeGetVersion(&runtime);
-  cudaStream_t stream;
-  cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "stream");
-
-  // Ceiling 1: device-to-device copy of half the rotation size (bytes read + bytes written).
-  const size_t copy_bytes = static_cast<size_t>(o.rotate_mb) << 19;
-  DeviceBuffer copy_src(copy_bytes), copy_dst(copy_bytes);
-  cuda(cudaMemset(copy_src.get(), 1, copy_bytes), "memset");
-  const double copy_s = time_graph(stream, 4, o.repeats, [&](int) {
-    cuda(cudaMemcpyAsync(copy_dst.get(), copy_src.get(), copy_bytes, cudaMemcpyDeviceToDevice, stream), "copy");
-  }).median;
-  const double copy_tbs = 2.0 * copy_bytes / copy_s / 1e12;
   std::printf("device: %s, %d SMs, L2 %d MB, driver %d.%d, runtime %d.%d\n", prop.name, prop.multiProcessorCount,
               prop.l2CacheSize >> 20, driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
-  for (const KernelPlugin& k : kernels)
+  for (const KernelPlugin& k : b.kernels())
     std::printf("kernel: %s (%s) from %s\n", k.info().name, k.info().variant, k.path().c_str());
   std::printf("contract %s; weights rotated over %d MB; median of %d graph replays%s\n", o.contract.c_str(),
               o.rotate_mb, o.repeats,
@@ -154,92 +192,126 @@ int run_bench(const BenchOptions& o) {
   std::printf("device-to-device copy: %.2f TB/s (read + write)\n\n", copy_tbs);
   std::printf("%-12s %-10s %5s %6s %6s %5s %4s %6s %9s %15s %7s %7s %10s %8s\n", "config", "variant", "M", "K", "N",
               "group", "sms", "slices", "us", "spread us", "TB/s", "%copy", "cuBLAS us", "speedup");
+}
 
-  cublasHandle_t handle = nullptr;
-  if (o.cublas) {
-    blas(cublasCreate(&handle), "cublasCreate");
-    blas(cublasSetStream(handle, stream), "cublasSetStream");
-  }
-  const int K = o.K, N = o.N;
-  std::map<int, double> cublas_by_m;
-  for (const TileConfig& config : configs) {
-    const std::string config_name = tc::name(config);  // once, not per captured launch
-    const int group = config.group();
-    const int M = o.M > 0 ? o.M : 16 * config.m_blocks;
-    validate_config(config, {M, N, K, group});
-    const size_t b_bytes = static_cast<size_t>(K) * N / 2, s_bytes = static_cast<size_t>(scale_rows(K, group)) * N * 2;
-    const int copies = std::max<int>(2, static_cast<int>((static_cast<size_t>(o.rotate_mb) << 20) / (b_bytes + s_bytes)) + 1);
-    DeviceBuffer A(static_cast<size_t>(M) * K * 2), C(static_cast<size_t>(M) * N * 2);
-    DeviceBuffer B(copies * b_bytes), S(copies * s_bytes);
-    fill(A.get(), static_cast<size_t>(M) * K * 2, 1, true);
+// One configuration's operands on the device: A and C once, the weights and scales `copies` times
+// over, rotated through by the timed calls so the L2 cannot hold them.
+struct BenchOperands {
+  BenchOperands(const Shape& s, int rotate_mb)
+      : shape(s),
+        b_bytes(static_cast<size_t>(s.K) * s.N / 2),
+        s_bytes(static_cast<size_t>(scale_rows(s.K, s.group)) * s.N * 2),
+        copies(std::max<int>(2, static_cast<int>((static_cast<size_t>(rotate_mb) << 20) / (b_bytes + s_bytes)) + 1)),
+        A(static_cast<size_t>(s.M) * s.K * 2),
+        C(static_cast<size_t>(s.M) * s.N * 2),
+        B(copies * b_bytes),
+        S(copies * s_bytes) {
+    fill(A.get(), static_cast<size_t>(s.M) * s.K * 2, 1, true);
     fill(B.get(), b_bytes, 2, false, copies);
     fill(S.get(), s_bytes, 3, true, copies);
-    tc_problem q{};
-    q.abi_version = TC_PLUGIN_ABI_VERSION;
-    q.M = M, q.N = N, q.K = K, q.group = group;
-    q.contract = contract == Contract::marlin ? TC_CONTRACT_MARLIN : TC_CONTRACT_FP32;
-    q.config = {config.m_blocks, config.n_blocks, config.k_blocks, config.group_blocks};
-    q.A = A.get(), q.C = C.get(), q.B = B.get(), q.scales = S.get();
-    q.stream = stream;
-    q.sms = o.sms;
-    q.flags = TC_FLAG_SKIP_WORKSPACE_CHECK;
-    size_t ws_bytes = 0;
-    for (const KernelPlugin& k : kernels) {
-      size_t need = 0;
-      const RunResult sized = k.workspace_size(q, need);
-      require(sized.ok(), "workspace size for ", config_name, ": ", sized.message);
-      ws_bytes = std::max(ws_bytes, need);
-    }
-    DeviceBuffer workspace(ws_bytes);
-    workspace.zero();
-    q.workspace = workspace.get(), q.workspace_bytes = ws_bytes;
-    std::vector<std::vector<Timing>> timings(kernels.size());  // [kernel][round]
-    for (int round = 0; round < o.rounds; ++round) {
-      for (size_t k = 0; k < kernels.size(); ++k) {
-        const RunResult check = kernels[k].run(q);  // once outside the graph, to report errors plainly
-        require(check.ok(), config_name, ": ", status_name(check.status), ": ", check.message);
-        cuda(cudaStreamSynchronize(stream), "kernel");
-        timings[k].push_back(time_graph(stream, copies, o.repeats, [&](int i) {
-          q.B = static_cast<char*>(B.get()) + i * b_bytes;
-          q.scales = static_cast<char*>(S.get()) + i * s_bytes;
-          const RunResult r = kernels[k].run(q);
-          require(r.ok(), config_name, ": ", r.message);
-        }));
-      }
-    }
-    const double bytes = double(b_bytes + s_bytes) + 2.0 * M * K + 2.0 * M * N;
-    double& theirs = cublas_by_m[M];  // cuBLAS depends on the shape only: time it once per M
-    if (handle && theirs == 0) {  // cuBLAS fp16 on fp16 weights, rotated likewise; C^T = W^T A^T in column-major
-      const size_t w_bytes = static_cast<size_t>(K) * N * 2;
-      const int w_copies = std::max<int>(2, static_cast<int>((static_cast<size_t>(o.rotate_mb) << 20) / w_bytes) + 1);
-      DeviceBuffer W(w_copies * w_bytes);
-      fill(W.get(), w_bytes, 4, true, w_copies);
-      const float one = 1.0f, zero = 0.0f;
-      theirs = time_graph(stream, w_copies, o.repeats, [&](int i) {
-        blas(cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one, static_cast<char*>(W.get()) + i * w_bytes,
-                          CUDA_R_16F, N, A.get(), CUDA_R_16F, K, &zero, C.get(), CUDA_R_16F, N, CUBLAS_COMPUTE_32F,
-                          CUBLAS_GEMM_DEFAULT),
-             "cublasGemmEx");
-      }).median;
-    }
-    const int grid = o.sms > 0 ? o.sms : prop.multiProcessorCount;
-    const std::string slices = slice_counts(make_schedule({M, N, K, group}, config, grid));
-    for (size_t k = 0; k < kernels.size(); ++k) {
-      std::vector<double> medians;
-      for (const Timing& t : timings[k]) medians.push_back(t.median);
-      std::sort(medians.begin(), medians.end());
-      const double ours = medians[medians.size() / 2];
-      const double lo = o.rounds > 1 ? medians.front() : timings[k].front().p10;
-      const double hi = o.rounds > 1 ? medians.back() : timings[k].front().p90;
-      std::printf("%-12s %-10s %5d %6d %6d %5d %4d %6s %9.2f %7.2f-%-7.2f %7.2f %6.0f%% %10.1f %7.2fx\n",
-                  config_name.c_str(), kernels[k].info().variant, M, K, N, group, grid, slices.c_str(), ours * 1e6,
-                  lo * 1e6, hi * 1e6,
-                  bytes / ours / 1e12, 100 * bytes / ours / 1e12 / copy_tbs, theirs * 1e6, theirs > 0 ? theirs / ours : 0.0);
-    }
-    std::fflush(stdout);
   }
-  if (handle) cublasDestroy(handle);
-  cudaStreamDestroy(stream);
+  // Bytes one call moves at the least: the weights and scales once, A read, C written.
+  double bytes() const { return double(b_bytes + s_bytes) + 2.0 * shape.M * shape.K + 2.0 * shape.M * shape.N; }
+
+  Shape shape;
+  size_t b_bytes, s_bytes;
+  int copies;
+  DeviceBuffer A, C, B, S;
+};
+
+// Every kernel library on one configuration: [kernel][round] timings, the rounds interleaved.
+std::vector<std::vector<Timing>> time_kernels(const Bench& b, const TileConfig& config, BenchOperands& ops) {
+  const std::string config_name = tc::name(config);  // once, not per captured launch
+  const std::vector<KernelPlugin>& kernels = b.kernels();
+  Launch launch;
+  launch.config = config;
+  launch.sms = b.options().sms;
+  launch.flags = TC_FLAG_SKIP_WORKSPACE_CHECK;
+  launch.stream = b.stream();
+  tc_problem q = make_problem(ops.shape, b.contract(), launch, {ops.A.get(), ops.B.get(), ops.S.get(), ops.C.get()});
+  size_t ws_bytes = 0;
+  for (const KernelPlugin& k : kernels) {
+    size_t need = 0;
+    const RunResult sized = k.workspace_size(q, need);
+    require(sized.ok(), "workspace size for ", config_name, ": ", sized.message);
+    ws_bytes = std::max(ws_bytes, need);
+  }
+  DeviceBuffer workspace(ws_bytes);
+  workspace.zero();
+  q.workspace = workspace.get(), q.workspace_bytes = ws_bytes;
+  std::vector<std::vector<Timing>> timings(kernels.size());
+  for (int round = 0; round < b.options().rounds; ++round) {
+    for (size_t k = 0; k < kernels.size(); ++k) {
+      const RunResult check = kernels[k].run(q);  // once outside the graph, to report errors plainly
+      require(check.ok(), config_name, ": ", status_name(check.status), ": ", check.message);
+      TC_CHECK_CUDA(cudaStreamSynchronize(b.stream()));
+      timings[k].push_back(time_graph(b.stream(), ops.copies, b.options().repeats, [&](int i) {
+        q.B = static_cast<char*>(ops.B.get()) + i * ops.b_bytes;
+        q.scales = static_cast<char*>(ops.S.get()) + i * ops.s_bytes;
+        const RunResult r = kernels[k].run(q);
+        require(r.ok(), config_name, ": ", r.message);
+      }));
+    }
+  }
+  return timings;
+}
+
+// Ceiling 2: cuBLAS fp16 on fp16 weights of the same shape, rotated likewise (C^T = W^T A^T in
+// column-major). Timed once per M; 0 without cuBLAS.
+double cublas_seconds(Bench& b, BenchOperands& ops) {
+  const int M = ops.shape.M, N = ops.shape.N, K = ops.shape.K;
+  double& theirs = b.cublas_seconds_by_m()[M];
+  if (!b.cublas() || theirs != 0) return theirs;
+  const size_t w_bytes = static_cast<size_t>(K) * N * 2;
+  const int rotate_mb = b.options().rotate_mb;
+  const int w_copies = std::max<int>(2, static_cast<int>((static_cast<size_t>(rotate_mb) << 20) / w_bytes) + 1);
+  DeviceBuffer W(w_copies * w_bytes);
+  fill(W.get(), w_bytes, 4, true, w_copies);
+  const float one = 1.0f, zero = 0.0f;
+  theirs = time_graph(b.stream(), w_copies, b.options().repeats, [&](int i) {
+    TC_CHECK_CUBLAS(cublasGemmEx(b.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one,
+                                 static_cast<char*>(W.get()) + i * w_bytes, CUDA_R_16F, N, ops.A.get(), CUDA_R_16F, K,
+                                 &zero, ops.C.get(), CUDA_R_16F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  }).median;
+  return theirs;
+}
+
+// One line per kernel library: the median (of the round medians), the spread, the bandwidth and
+// its share of the copy ceiling, and the speed-up over cuBLAS.
+void print_rows(const Bench& b, const TileConfig& config, const BenchOperands& ops,
+                const std::vector<std::vector<Timing>>& timings, double copy_tbs, double theirs) {
+  const BenchOptions& o = b.options();
+  const Shape& s = ops.shape;
+  const int grid = o.sms > 0 ? o.sms : b.device().multiProcessorCount;
+  const std::string slices = slice_counts(make_schedule(s, config, grid));
+  const double bytes = ops.bytes();
+  for (size_t k = 0; k < b.kernels().size(); ++k) {
+    std::vector<double> medians;
+    for (const Timing& t : timings[k]) medians.push_back(t.median);
+    std::sort(medians.begin(), medians.end());
+    const double ours = medians[medians.size() / 2];
+    const double lo = o.rounds > 1 ? medians.front() : timings[k].front().p10;
+    const double hi = o.rounds > 1 ? medians.back() : timings[k].front().p90;
+    std::printf("%-12s %-10s %5d %6d %6d %5d %4d %6s %9.2f %7.2f-%-7.2f %7.2f %6.0f%% %10.1f %7.2fx\n",
+                tc::name(config).c_str(), b.kernels()[k].info().variant, s.M, s.K, s.N, s.group, grid, slices.c_str(),
+                ours * 1e6, lo * 1e6, hi * 1e6, bytes / ours / 1e12, 100 * bytes / ours / 1e12 / copy_tbs,
+                theirs * 1e6, theirs > 0 ? theirs / ours : 0.0);
+  }
+  std::fflush(stdout);
+}
+
+int run_bench(const BenchOptions& o) {
+  Bench b(o);
+  const double copy_tbs = copy_ceiling(b);
+  print_header(b, copy_tbs);
+  b.start_cublas();
+  for (const TileConfig& config : b.configs()) {
+    const Shape shape{o.M > 0 ? o.M : 16 * config.m_blocks, o.N, o.K, config.group()};
+    validate_config(config, shape);
+    BenchOperands ops(shape, o.rotate_mb);
+    const std::vector<std::vector<Timing>> timings = time_kernels(b, config, ops);
+    print_rows(b, config, ops, timings, copy_tbs, cublas_seconds(b, ops));
+  }
   return 0;
 }
 

@@ -71,12 +71,8 @@ int run(const Options& o) {
   }
   const HalfMatrix& got = outputs.front();
   require(o.sms >= 1, "--sms ", o.sms, " must be at least 1");
-  Schedule schedule = make_schedule(shape, config_for(shape, o), o.sms);
   const Contract contract = o.contract.empty() ? f.spec.contract : parse_contract(o.contract);
-  const Expectation e =
-      contract == f.spec.contract
-          ? make_expectation(f, std::move(schedule), o.fixture)
-          : make_expectation(f.A, f.weights, contract, std::move(schedule), case_info(f, o.fixture));
+  const Expectation e = make_expectation(f, contract, make_schedule(shape, config_for(shape, o), o.sms), o.fixture);
   const Comparison c = compare(e, got);
   ReportOptions report_options;
   if (!o.report.empty()) {

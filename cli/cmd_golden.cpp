@@ -1,16 +1,13 @@
 // `tilecheck golden list | regenerate | check`: the golden fixtures' catalogue, their deterministic
 // regeneration (committed files and MANIFEST.json, reviewed as a diff), and the check CI runs:
-// regenerate into a temporary directory and compare every dataset's hash with the manifest.
-#include <unistd.h>
-
+// regenerate into a temporary directory and compare every dataset's hash with the manifest. The
+// workflows are tc_fixtures' (tilecheck/fixtures/golden.h); this file parses options and prints.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
-#include <set>
 
 #include "commands.h"
-#include "tilecheck/reference/error.h"
 #include "tilecheck/fixtures/golden.h"
 
 namespace tc::cli {
@@ -70,65 +67,35 @@ int run_list(const PathOptions& o) {
 
 struct RegenerateOptions {
   PathOptions paths;
-  std::vector<std::string> cases;
-  bool all = false;
-  std::string out;
+  RegenerateRequest request;
   bool keep_manifest = false;
-  bool force = false;
 };
 
 int run_regenerate(const RegenerateOptions& o) {
   const GoldenPaths& paths = o.paths.paths;
-  const Catalogue catalogue = load_catalogue(paths.catalogue());
-  std::vector<CatalogueEntry> selected;
-  if (!o.cases.empty()) {
-    for (const std::string& id : o.cases) selected.push_back(catalogue.at(id));
-  } else {
-    for (const CatalogueEntry& e : catalogue.entries)
-      if (o.all || e.storage == Storage::committed) selected.push_back(e);
-  }
-  Manifest manifest;
-  if (fs::exists(paths.manifest())) manifest = read_manifest(paths.manifest());
-  const Manifest before = manifest;
-
   const auto start = std::chrono::steady_clock::now();
-  int index = 0, written = 0;
-  for (const CatalogueEntry& e : selected) {
+  RegenerateProgress progress;
+  progress.starting = [](int index, int total, const CatalogueEntry& e) {
     const Shape& s = e.spec.shape;
-    const std::string path = o.out.empty() ? paths.location(e) : o.out + "/" + e.spec.id + ".h5";
-    std::printf("[%3d/%zu] %-44s M=%-5d N=%-5d K=%-5d ... ", ++index, selected.size(), e.spec.id.c_str(), s.M,
-                s.N, s.K);
+    std::printf("[%3d/%d] %-44s M=%-5d N=%-5d K=%-5d ... ", index, total, e.spec.id.c_str(), s.M, s.N, s.K);
     std::fflush(stdout);
-    const auto case_start = std::chrono::steady_clock::now();
-    const Regenerated r = regenerate_case(e.spec, path, o.force);
-    manifest.cases[e.spec.id] = r.hashes;
-    if (r.written) ++written;
-    std::printf("%.2f s%s\n", seconds_since(case_start), r.written ? "" : " (unchanged, kept)");
-  }
-  std::printf("regenerated %zu cases in %.1f s (%d files written, %zu unchanged)\n", selected.size(),
-              seconds_since(start), written, selected.size() - written);
+  };
+  progress.finished = [](const CatalogueEntry&, const Regenerated& r, double seconds) {
+    std::printf("%.2f s%s\n", seconds, r.written ? "" : " (unchanged, kept)");
+  };
+  const Regeneration r = regenerate_cases(paths, o.request, progress);
+  std::printf("regenerated %d cases in %.1f s (%d files written, %d unchanged)\n", r.cases, seconds_since(start),
+              r.written, r.cases - r.written);
 
-  if (o.all)  // a full regeneration also drops cases the catalogue no longer has
-    for (auto it = manifest.cases.begin(); it != manifest.cases.end();)
-      it = catalogue.find(it->first) == nullptr ? manifest.cases.erase(it) : std::next(it);
-  std::vector<std::string> changes;
-  for (const auto& [id, hashes] : manifest.cases) {
-    const DatasetHashes* old = before.find(id);
-    if (old == nullptr) changes.push_back(cat(id, ": new case"));
-    else
-      for (std::string& line : compare_hashes(id, *old, hashes, "new")) changes.push_back(std::move(line));
-  }
-  for (const auto& [id, hashes] : before.cases)
-    if (manifest.find(id) == nullptr) changes.push_back(cat(id, ": removed"));
-  if (changes.empty()) {
+  if (r.changes.empty()) {
     std::printf("%s: unchanged\n", paths.manifest().c_str());
   } else if (o.keep_manifest) {
-    std::printf("%s: not updated (--keep-manifest); %zu differences:\n", paths.manifest().c_str(), changes.size());
+    std::printf("%s: not updated (--keep-manifest); %zu differences:\n", paths.manifest().c_str(), r.changes.size());
   } else {
-    write_manifest(manifest, paths.manifest());
-    std::printf("%s: updated; %zu differences:\n", paths.manifest().c_str(), changes.size());
+    write_manifest(r.manifest, paths.manifest());
+    std::printf("%s: updated; %zu differences:\n", paths.manifest().c_str(), r.changes.size());
   }
-  for (const std::string& line : changes) std::printf("  %s\n", line.c_str());
+  for (const std::string& line : r.changes) std::printf("  %s\n", line.c_str());
   return 0;
 }
 
@@ -140,28 +107,12 @@ struct CheckOptions {
 
 int run_check(const CheckOptions& o) {
   const GoldenPaths& paths = o.paths.paths;
-  const Catalogue catalogue = load_catalogue(paths.catalogue());
-  const Manifest manifest = read_manifest(paths.manifest());
-  std::vector<CatalogueEntry> entries;
-  for (const CatalogueEntry& e : catalogue.entries)
-    if (o.all || e.storage == Storage::committed) entries.push_back(e);
-
-  const fs::path scratch = fs::temp_directory_path() / cat("tilecheck-golden-check-", static_cast<long>(getpid()));
-  fs::create_directories(scratch);
   const auto start = std::chrono::steady_clock::now();
-  CheckReport report;
-  try {
-    report = check_cases(catalogue, manifest, entries, paths, scratch.string(),
-                         [&](int index, int total, const CatalogueEntry& e, double seconds) {
-                           if (o.verbose || seconds > 5.0)
-                             std::printf("[%3d/%d] %-44s %.2f s\n", index, total, e.spec.id.c_str(), seconds);
-                           std::fflush(stdout);
-                         });
-  } catch (...) {
-    fs::remove_all(scratch);
-    throw;
-  }
-  fs::remove_all(scratch);
+  const CheckReport report =
+      check_golden(paths, o.all, [&](int index, int total, const CatalogueEntry& e, double seconds) {
+        if (o.verbose || seconds > 5.0) std::printf("[%3d/%d] %-44s %.2f s\n", index, total, e.spec.id.c_str(), seconds);
+        std::fflush(stdout);
+      });
   const double seconds = seconds_since(start);
   if (report.ok()) {
     std::printf("golden check: %d cases regenerated, all %zu datasets each match %s (%.1f s)\n", report.cases,
@@ -191,13 +142,14 @@ Command add_golden(CLI::App& parent) {
       "regenerate", "Regenerate fixtures (default: the committed ones) and update MANIFEST.json");
   auto regen = std::make_shared<RegenerateOptions>();
   regen->paths.add_to(regenerate);
-  CLI::Option* cases = regenerate->add_option("--case", regen->cases, "Regenerate only this case (repeatable)");
-  regenerate->add_flag("--all", regen->all, "Regenerate every case, the large on-demand ones included")
+  CLI::Option* cases =
+      regenerate->add_option("--case", regen->request.ids, "Regenerate only this case (repeatable)");
+  regenerate->add_flag("--all", regen->request.all, "Regenerate every case, the large on-demand ones included")
       ->excludes(cases);
-  regenerate->add_option("--out", regen->out,
+  regenerate->add_option("--out", regen->request.out_dir,
                          "Write the files here instead of golden/ (committed) and --generated (on demand)");
   regenerate->add_flag("--keep-manifest", regen->keep_manifest, "Report hash changes without rewriting MANIFEST.json");
-  regenerate->add_flag("--force", regen->force,
+  regenerate->add_flag("--force", regen->request.force,
                        "Rewrite every file (default: keep a file whose content is unchanged, so git sees no churn)");
 
   CLI::App* check = app->add_subcommand(

@@ -63,6 +63,13 @@ int finish(const Summary& summary, const RunOptions& o) {
   return summary.passed() ? 0 : 1;
 }
 
+// The fixture of `case_id`, loaded (or kept) under the HDF5 lock: judges on the workers may be
+// writing error maps meanwhile.
+std::shared_ptr<const Fixture> fixture_for(SuiteRunner& runner, const std::string& case_id, std::mutex& hdf5) {
+  std::lock_guard<std::mutex> lock(hdf5);
+  return runner.shared_fixture(case_id);
+}
+
 int judge_recording(const std::string& path, const std::regex& filter, const RunOptions& o) {
   const Recording recording = read_recording(path);
   std::cout << "recording " << path << ": " << recording.cells.size() << " cells of " << recording.kernel << " ("
@@ -77,11 +84,7 @@ int judge_recording(const std::string& path, const std::regex& filter, const Run
   JudgePool pool(o.threads);
   Progress progress(chosen.size());
   for (const RecordedCell* r : chosen) {
-    std::shared_ptr<const Fixture> f;
-    {
-      std::lock_guard<std::mutex> lock(hdf5);
-      f = runner.shared_fixture(r->cell.case_id);
-    }
+    const std::shared_ptr<const Fixture> f = fixture_for(runner, r->cell.case_id, hdf5);
     pool.submit(r->cell, [f, r, &o, &hdf5] { return judge_cell(*f, r->cell, r->C, r->guard, o.error_maps, &hdf5); });
     progress.step(pool.completed(), r->cell);
   }
@@ -91,13 +94,13 @@ int judge_recording(const std::string& path, const std::regex& filter, const Run
   return finish(summary, o);
 }
 
-int run_live(const std::regex& filter, const RunOptions& o) {
-  const KernelPlugin kernel = KernelPlugin::load(o.kernel);
+// The matrix for this kernel library on this device, narrowed by --reduced, --committed and --filter.
+std::vector<Cell> live_cells(const KernelPlugin& kernel, const GoldenPaths& paths, const std::regex& filter,
+                             const RunOptions& o) {
   MatrixOptions m;
-  m.order = kernel.info().variant;
+  m.variant = kernel.info().variant;
   m.all_sms = device_multiprocessors();
   m.reduced = o.reduced;
-  const GoldenPaths paths = default_golden_paths();
   std::vector<CatalogueEntry> entries = load_catalogue(paths.catalogue()).entries;
   if (o.committed)
     entries.erase(std::remove_if(entries.begin(), entries.end(),
@@ -107,6 +110,29 @@ int run_live(const std::regex& filter, const RunOptions& o) {
   for (const Cell& c : suite_cells(entries, kernel.configs(), m))
     if (std::regex_search(c.name(), filter)) cells.push_back(c);
   require(!cells.empty(), "no cell of the matrix matches --filter '", o.filter, "'");
+  return cells;
+}
+
+// A live run's outcome (on a pool worker): judged, or FAULT / ERROR when the run left nothing to
+// judge; its seconds are the kernel's run and the judging together.
+CellOutcome live_outcome(const Fixture& f, const Cell& cell, const KernelRun& r, double run_seconds,
+                         const RunOptions& o, std::mutex& hdf5) {
+  const auto judged = std::chrono::steady_clock::now();
+  CellOutcome outcome;
+  if (judgeable(r)) {
+    outcome = judge_cell(f, cell, r.C, r.guard, o.error_maps, &hdf5);
+  } else {
+    outcome = unjudged_outcome(cell, r);
+    outcome.family = case_family(f.spec);
+  }
+  outcome.seconds = run_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - judged).count();
+  return outcome;
+}
+
+int run_live(const std::regex& filter, const RunOptions& o) {
+  const KernelPlugin kernel = KernelPlugin::load(o.kernel);
+  const GoldenPaths paths = default_golden_paths();
+  const std::vector<Cell> cells = live_cells(kernel, paths, filter, o);
   SuiteRunner runner(&kernel, paths);
   std::mutex hdf5;  // fixture loads here, error-map writes on the workers
   JudgePool pool(o.threads);
@@ -117,27 +143,12 @@ int run_live(const std::regex& filter, const RunOptions& o) {
   Progress progress(cells.size());
   for (const Cell& cell : cells) {
     const auto start = std::chrono::steady_clock::now();
-    std::shared_ptr<const Fixture> f;
-    {
-      std::lock_guard<std::mutex> lock(hdf5);
-      f = runner.shared_fixture(cell.case_id);
-    }
+    const std::shared_ptr<const Fixture> f = fixture_for(runner, cell.case_id, hdf5);
     // The kernel runs here, one cell at a time (one context, one workspace); the judging overlaps.
     auto r = std::make_shared<const KernelRun>(runner.execute(cell));
     const double run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     if (!o.record.empty() && r->status.ok()) recording.cells.push_back({cell, r->C, r->guard});
-    pool.submit(cell, [f, r, cell, run_seconds, &o, &hdf5] {
-      const auto judged = std::chrono::steady_clock::now();
-      CellOutcome outcome;
-      if (judgeable(*r)) {
-        outcome = judge_cell(*f, cell, r->C, r->guard, o.error_maps, &hdf5);
-      } else {
-        outcome = unjudged_outcome(cell, *r);  // FAULT / ERROR
-        outcome.family = case_family(f->spec);
-      }
-      outcome.seconds = run_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - judged).count();
-      return outcome;
-    });
+    pool.submit(cell, [f, r, cell, run_seconds, &o, &hdf5] { return live_outcome(*f, cell, *r, run_seconds, o, hdf5); });
     progress.step(pool.completed(), cell);
   }
   Summary summary;

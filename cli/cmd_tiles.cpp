@@ -19,7 +19,7 @@
 #include "tilecheck/suite/dump_run.h"
 #include "tilecheck/reference/error.h"
 #include "tilecheck/compare/errormap.h"
-#include "tilecheck/reference/marlin_format.h"
+#include "tilecheck/fixtures/cut.h"
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/golden.h"
 #include "tilecheck/fixtures/h5.h"
@@ -127,31 +127,17 @@ void print_tile(const Expectation& e, const Comparison& c, const TileInfo& t, co
 void write_repro(const std::string& dir, const Fixture& f, const Comparison& c, const TileInfo& t, int sms,
                  const TileConfig& config) {
   std::filesystem::create_directories(dir);
-  const int G = f.weights.scales.rows();
-  CaseSpec spec = f.spec;
-  spec.id = cat(f.spec.id, "_tile", t.tile_row, "_", t.tile_col);
-  spec.shape.M = t.rows;
-  spec.shape.N = t.cols;
-  QuantizedWeights w;
-  w.group = f.weights.group;
-  w.codes = f.weights.codes.middleCols(t.col0, t.cols);
-  w.scales = f.weights.scales.block(0, t.col0, G, t.cols);
-  Fixture repro;
-  repro.spec = spec;
-  repro.provenance = f.provenance;
-  repro.A = f.A.middleRows(t.row0, t.rows);
-  repro.weights = w;
-  repro.B_marlin = pack_weights(w.codes);
-  repro.scales_marlin = permute_scales(w.scales, w.group);
-  repro.ref = reference_gemm(repro.A, w, spec.contract, GemmPath::exact);
-  const std::string fixture = dir + "/" + spec.id + ".h5", output = dir + "/" + spec.id + "_output.h5";
+  const Fixture repro =
+      cut_fixture(f, {t.row0, t.rows, t.col0, t.cols}, cat(f.spec.id, "_tile", t.tile_row, "_", t.tile_col));
+  const std::string& id = repro.spec.id;
+  const std::string fixture = dir + "/" + id + ".h5", output = dir + "/" + id + "_output.h5";
   write_fixture(repro, fixture);
   h5::write_file_atomically(output, [&](h5::File& file) {
     h5::write_half_matrix(file, "C", c.got.block(t.row0, t.col0, t.rows, t.cols));
   });
   const std::string command = cat("tilecheck compare --fixture ", fixture, " --output ", output, " --tile ",
                                   config.tile_n(), "x", config.tile_k(), " --m-blocks ", config.m_blocks, " --sms 1");
-  std::ofstream(dir + "/" + spec.id + ".txt")
+  std::ofstream(dir + "/" + id + ".txt")
       << "Repro of tile (" << t.tile_row << ", " << t.tile_col << ") of case " << f.spec.id << ", config "
       << name(config) << ", grid size " << sms << ", seed " << f.spec.seed << ".\n"
       << "Its rows " << t.row0 << "-" << t.row0 + t.rows - 1 << " of A and columns " << t.col0 << "-"
@@ -178,6 +164,15 @@ void run_bisect(const TilesOptions& o, const Fixture& f, const Expectation& e, c
               t.tile_col, o.dump_kernel.c_str(), output_failed ? "fails" : "passes", dep.text.c_str());
 }
 
+// The output to judge: an output file of any kernel, a recording's cell, or the kernel run live.
+HalfMatrix output_to_judge(const TilesOptions& o, SuiteRunner& runner, const Cell& cell, const Shape& shape) {
+  if (!o.output.empty()) return h5::read_half_matrix(h5::File::open(o.output), "C", shape.M, shape.N);
+  if (!o.recording.empty()) return recorded_output(o.recording, cell);
+  const KernelRun r = runner.execute(cell);
+  require(r.status.ok(), name(cell.config), ": ", r.status.message);
+  return r.C;
+}
+
 int run_tiles(const TilesOptions& o) {
   if (o.bisect) {
     const std::string why = gpu_unavailable_reason();
@@ -188,7 +183,7 @@ int run_tiles(const TilesOptions& o) {
   Cell cell;
   cell.case_id = o.case_id;
   cell.config = parse_config(o.config);
-  cell.order = "tiles";
+  cell.variant = "tiles";
   const bool live = o.output.empty() && o.recording.empty();
   if (live) {
     const std::string why = gpu_unavailable_reason();
@@ -204,21 +199,9 @@ int run_tiles(const TilesOptions& o) {
   cell.contract = o.contract.empty() ? f.spec.contract : parse_contract(o.contract);
   validate_config(cell.config, f.spec.shape);
 
-  HalfMatrix got;
-  if (!o.output.empty()) {
-    got = h5::read_half_matrix(h5::File::open(o.output), "C", f.spec.shape.M, f.spec.shape.N);
-  } else if (!o.recording.empty()) {
-    got = recorded_output(o.recording, cell);
-  } else {
-    const KernelRun r = runner.execute(cell);
-    require(r.status.ok(), name(cell.config), ": ", r.status.message);
-    got = r.C;
-  }
-  const Expectation e = cell.contract == f.spec.contract
-                            ? runner.expectation(cell)
-                            : make_expectation(f.A, f.weights, cell.contract,
-                                               make_schedule(f.spec.shape, cell.config, cell.sms), case_info(f, o.case_id));
-  const Comparison c = compare(e, got);
+  const Expectation e =
+      make_expectation(f, cell.contract, make_schedule(f.spec.shape, cell.config, cell.sms), o.case_id);
+  const Comparison c = compare(e, output_to_judge(o, runner, cell, f.spec.shape));
   ReportOptions options;
   if (!o.report.empty()) {
     write_error_map(o.report, e, c);

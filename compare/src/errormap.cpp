@@ -13,15 +13,6 @@ namespace {
 using I32Matrix = RowMatrix<std::int32_t>;
 using U8Matrix = RowMatrix<std::uint8_t>;
 
-// tilecheck/fixtures/h5.h has no floating-point attributes; these follow its conventions (scalar, F64LE).
-void write_double_attribute(const h5::Node& node, const std::string& name, double value) {
-  h5::Handle space(H5Screate(H5S_SCALAR), H5Sclose);
-  h5::Handle attr(H5Acreate2(node.id(), name.c_str(), H5T_IEEE_F64LE, space.get(), H5P_DEFAULT, H5P_DEFAULT),
-                  H5Aclose);
-  require(attr.valid() && H5Awrite(attr.get(), H5T_NATIVE_DOUBLE, &value) >= 0, node.file(), ": ", node.path(),
-          " attribute '", name, "': cannot write");
-}
-
 void write_root(const h5::File& f, const Expectation& e, const Comparison& c) {
   const Shape& s = e.shape();
   h5::write_int_attribute(f, "errmap_schema_version", kErrorMapSchemaVersion);
@@ -58,10 +49,10 @@ void write_root(const h5::File& f, const Expectation& e, const Comparison& c) {
   h5::write_string_attribute(f, "t1_detail", c.t1.detail);
   h5::write_string_attribute(f, "t2_detail", c.t2.detail);
   h5::write_int_attribute(f, "stats_n", c.stats.n);
-  write_double_attribute(f, "stats_bias", c.stats.bias);
-  write_double_attribute(f, "stats_bias_toward_zero", c.stats.bias_toward_zero);
-  write_double_attribute(f, "stats_bias_error", c.stats.bias_error);
-  write_double_attribute(f, "stats_rms", c.stats.rms);
+  h5::write_double_attribute(f, "stats_bias", c.stats.bias);
+  h5::write_double_attribute(f, "stats_bias_toward_zero", c.stats.bias_toward_zero);
+  h5::write_double_attribute(f, "stats_bias_error", c.stats.bias_error);
+  h5::write_double_attribute(f, "stats_rms", c.stats.rms);
   std::string kinds, texts;
   for (const Hint& h : c.hints) {
     kinds += (kinds.empty() ? "" : ",") + std::string(name(h.kind));

@@ -7,7 +7,7 @@
 namespace tc {
 
 std::string Cell::name() const {
-  return cat(case_id, "_", tc::name(config), "_", tc::name(contract), "_", order, "_sms", sms);
+  return cat(case_id, "_", tc::name(config), "_", tc::name(contract), "_", variant, "_sms", sms);
 }
 
 SizeClass size_class(const Shape& s) {
@@ -30,7 +30,7 @@ std::vector<int> grid_sweep(SizeClass c, int all_sms) {
   return sweep;
 }
 
-bool is_fetch_order_variant(const std::string& order) { return order == "swapped" || order == "hoisted"; }
+bool is_fetch_order_variant(const std::string& variant) { return variant == "swapped" || variant == "hoisted"; }
 
 namespace {
 
@@ -38,7 +38,7 @@ bool applies(const TileConfig& c, const CaseSpec& s, const MatrixOptions& o) {
   const Shape& shape = s.shape;
   if (c.group_blocks != group_blocks_for(shape.group)) return false;
   if (shape.N % c.tile_n() != 0 || shape.K % c.tile_k() != 0) return false;
-  if (is_fetch_order_variant(o.order) && !is_per_column(shape.group)) return false;  // same code path
+  if (is_fetch_order_variant(o.variant) && !is_per_column(shape.group)) return false;  // same code path
   if (size_class(shape) == SizeClass::large && c.m_blocks != choose_config(shape).m_blocks) return false;
   return true;
 }
@@ -70,7 +70,7 @@ std::vector<Cell> suite_cells(const std::vector<CatalogueEntry>& entries, const 
       if (!applies(c, s, options)) continue;
       for (int sms : grid_sweep(size_class(s.shape), options.all_sms)) {
         if (options.reduced && !in_reduced(s, c, sms)) continue;
-        cells.push_back({s.id, c, s.contract, options.order, sms});
+        cells.push_back({s.id, c, s.contract, options.variant, sms});
       }
     }
   }

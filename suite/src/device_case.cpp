@@ -8,15 +8,12 @@
 
 #include "tilecheck/reference/error.h"
 #include "tilecheck/compare/poison.h"
+#include "tilecheck/suite/cuda_check.h"
 
 namespace tc {
 namespace {
 
-bool context_lost = false;
-
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw Error(cat(what, ": ", cudaGetErrorString(e)));
-}
+bool context_lost = false;  // see describe_fault()
 
 // Errors after which the context cannot be used again (CUDA runtime documentation: "sticky").
 bool sticky(cudaError_t e) {
@@ -48,21 +45,19 @@ std::string gpu_unavailable_reason() {
 
 int device_multiprocessors() {
   int ordinal = 0, count = 0;
-  check(cudaGetDevice(&ordinal), "cudaGetDevice");
-  check(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, ordinal), "cudaDeviceGetAttribute");
+  TC_CHECK_CUDA(cudaGetDevice(&ordinal));
+  TC_CHECK_CUDA(cudaDeviceGetAttribute(&count, cudaDevAttrMultiProcessorCount, ordinal));
   return count;
 }
 
 std::string device_description() {
   int ordinal = 0, driver = 0;
   cudaDeviceProp p{};
-  check(cudaGetDevice(&ordinal), "cudaGetDevice");
-  check(cudaGetDeviceProperties(&p, ordinal), "cudaGetDeviceProperties");
+  TC_CHECK_CUDA(cudaGetDevice(&ordinal));
+  TC_CHECK_CUDA(cudaGetDeviceProperties(&p, ordinal));
   cudaDriverGetVersion(&driver);
   return cat(p.name, ", ", p.multiProcessorCount, " SMs, driver ", driver / 1000, ".", driver % 1000 / 10);
 }
-
-bool device_context_lost() { return context_lost; }
 
 std::string describe_fault(int cuda_error) {
   const auto e = static_cast<cudaError_t>(cuda_error);
@@ -71,7 +66,7 @@ std::string describe_fault(int cuda_error) {
 }
 
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
-  check(cudaMalloc(&ptr_, bytes ? bytes : 16), "cudaMalloc");
+  TC_CHECK_CUDA(cudaMalloc(&ptr_, bytes ? bytes : 16));
 }
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(std::exchange(o.ptr_, nullptr)), bytes_(o.bytes_) {}
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
@@ -87,19 +82,19 @@ DeviceBuffer::~DeviceBuffer() {
 // a non-blocking stream. (On the H200 a graph replay on such a stream wrote C, then the poison's
 // late DMA overwrote it.)
 void DeviceBuffer::upload(const void* host, std::size_t bytes, std::size_t offset) {
-  check(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, cudaMemcpyHostToDevice), "upload");
-  check(cudaDeviceSynchronize(), "upload (synchronize)");
+  TC_CHECK_CUDA(cudaMemcpy(static_cast<char*>(ptr_) + offset, host, bytes, cudaMemcpyHostToDevice));
+  TC_CHECK_CUDA(cudaDeviceSynchronize());
 }
 void DeviceBuffer::download(void* host, std::size_t bytes, std::size_t offset) const {
-  check(cudaMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes, cudaMemcpyDeviceToHost), "download");
+  TC_CHECK_CUDA(cudaMemcpy(host, static_cast<const char*>(ptr_) + offset, bytes, cudaMemcpyDeviceToHost));
 }
 void DeviceBuffer::fill16(std::uint16_t value) {
   const std::vector<std::uint16_t> host(bytes_ / 2, value);
   upload(host.data(), host.size() * 2);
 }
 void DeviceBuffer::zero() {
-  check(cudaMemset(ptr_, 0, bytes_), "cudaMemset");
-  check(cudaDeviceSynchronize(), "cudaMemset (synchronize)");
+  TC_CHECK_CUDA(cudaMemset(ptr_, 0, bytes_));
+  TC_CHECK_CUDA(cudaDeviceSynchronize());
 }
 
 void Workspace::reserve(std::size_t bytes) {
@@ -130,19 +125,8 @@ void* DeviceCase::output() const {
 }
 
 tc_problem DeviceCase::problem(const Launch& l, Workspace& ws) const {
-  tc_problem q{};
-  q.abi_version = TC_PLUGIN_ABI_VERSION;
-  q.M = M_, q.N = N_, q.K = K_, q.group = group_;
-  q.contract = contract_ == Contract::marlin ? TC_CONTRACT_MARLIN : TC_CONTRACT_FP32;
-  q.A = A_.get(), q.B = B_.get(), q.scales = scales_.get(), q.C = output();
-  if (l.config.m_blocks != 0) q.config = {l.config.m_blocks, l.config.n_blocks, l.config.k_blocks, l.config.group_blocks};
-  q.sms = l.sms;
-  q.max_par = l.max_par;
-  q.flags = l.flags;
-  q.stream = l.stream;
-  q.workspace = ws.get();
-  q.workspace_bytes = ws.bytes();
-  return q;
+  return make_problem({M_, N_, K_, group_}, contract_, l,
+                      {A_.get(), B_.get(), scales_.get(), output(), ws.get(), ws.bytes()});
 }
 
 void DeviceCase::poison() { C_.fill16(kPoison); }

@@ -5,7 +5,18 @@
 
 namespace tc {
 
-constexpr std::int64_t kRecordingSchema = 1;
+// Version 2 names a cell's kernel variant "variant"; version 1 called it "order" (the fetch order
+// that was the only variant then). Both are read: the committed recordings are version 1.
+constexpr std::int64_t kRecordingSchema = 2;
+constexpr std::int64_t kOldestRecordingSchema = 1;
+
+namespace {
+
+std::string read_cell_variant(const h5::Node& cell) {
+  return h5::read_string_attribute(cell, h5::has_attribute(cell, "variant") ? "variant" : "order");
+}
+
+}  // namespace
 
 void write_recording(const Recording& r, const std::string& path) {
   h5::write_file_atomically(path, [&](h5::File& file) {
@@ -21,7 +32,7 @@ void write_recording(const Recording& r, const std::string& path) {
       h5::write_string_attribute(g, "case_id", c.cell.case_id);
       h5::write_string_attribute(g, "config", name(c.cell.config));
       h5::write_string_attribute(g, "contract", std::string(name(c.cell.contract)));
-      h5::write_string_attribute(g, "order", c.cell.order);
+      h5::write_string_attribute(g, "variant", c.cell.variant);
       h5::write_int_attribute(g, "sms", c.cell.sms);
       h5::write_int_attribute(g, "guard_cells", c.guard.cells);
       h5::write_half_matrix(g, "C", c.C);
@@ -36,8 +47,8 @@ void write_recording(const Recording& r, const std::string& path) {
 Recording read_recording(const std::string& path) {
   const h5::File file = h5::File::open(path);
   const std::int64_t version = h5::read_int_attribute(file, "recording_schema_version");
-  require(version == kRecordingSchema, path, ": recording_schema_version is ", version, "; expected ",
-          kRecordingSchema);
+  require(version >= kOldestRecordingSchema && version <= kRecordingSchema, path, ": recording_schema_version is ",
+          version, "; expected ", kOldestRecordingSchema, " to ", kRecordingSchema);
   Recording r;
   r.device = h5::read_string_attribute(file, "device");
   r.kernel = h5::read_string_attribute(file, "kernel");
@@ -50,7 +61,7 @@ Recording read_recording(const std::string& path) {
     c.cell.case_id = h5::read_string_attribute(g, "case_id");
     c.cell.config = parse_config(h5::read_string_attribute(g, "config"));
     c.cell.contract = parse_contract(h5::read_string_attribute(g, "contract"));
-    c.cell.order = h5::read_string_attribute(g, "order");
+    c.cell.variant = read_cell_variant(g);
     c.cell.sms = static_cast<int>(h5::read_int_attribute(g, "sms"));
     c.guard.cells = h5::read_int_attribute(g, "guard_cells");
     c.C = h5::read_half_matrix(g, "C");

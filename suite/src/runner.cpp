@@ -1,6 +1,5 @@
 #include "tilecheck/suite/runner.h"
 
-#include <chrono>
 #include <filesystem>
 
 #include "tilecheck/reference/error.h"
@@ -35,11 +34,13 @@ const Fixture& SuiteRunner::fixture(const std::string& case_id) { return *shared
 
 namespace {
 
+// A suite cell runs its case under the contract the case was generated for (execute() launches the
+// kernel with the fixture's contract), so a cell naming another contract is a mistake, not a request.
 Expectation cell_expectation(const Fixture& f, const Cell& cell) {
   if (f.spec.contract != cell.contract)  // (cell.name() formats a string: only on failure)
     throw Error(cat("cell ", cell.name(), " asks for contract ", name(cell.contract), " but case ", cell.case_id,
                     " was generated for ", name(f.spec.contract)));
-  return make_expectation(f, make_schedule(f.spec.shape, cell.config, cell.sms), cell.case_id);
+  return make_expectation(f, cell.contract, make_schedule(f.spec.shape, cell.config, cell.sms), cell.case_id);
 }
 
 }  // namespace
@@ -83,11 +84,6 @@ CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, 
   return out;
 }
 
-CellOutcome SuiteRunner::judge(const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
-                               const std::string& error_map_dir) {
-  return judge_cell(fixture(cell.case_id), cell, C, guard, error_map_dir);
-}
-
 CellOutcome unjudged_outcome(const Cell& cell, const KernelRun& r) {
   CellOutcome out;
   out.cell = cell;
@@ -98,33 +94,6 @@ CellOutcome unjudged_outcome(const Cell& cell, const KernelRun& r) {
     out.status = CellStatus::error;
     out.message = cat(status_name(r.status.status), ": ", r.status.message);
   }
-  return out;
-}
-
-CellOutcome SuiteRunner::outcome(const Cell& cell, const KernelRun& r, const std::string& error_map_dir) {
-  CellOutcome out;
-  out.cell = cell;
-  try {
-    out = judgeable(r) ? judge(cell, r.C, r.guard, error_map_dir) : unjudged_outcome(cell, r);
-  } catch (const Error& e) {
-    out.status = CellStatus::error;
-    out.message = e.what();
-  }
-  if (out.family.empty() && fixture_ && fixture_id_ == cell.case_id) out.family = case_family(fixture_->spec);
-  return out;
-}
-
-CellOutcome SuiteRunner::run(const Cell& cell, const std::string& error_map_dir) {
-  const auto start = std::chrono::steady_clock::now();
-  CellOutcome out;
-  try {
-    out = outcome(cell, execute(cell), error_map_dir);
-  } catch (const Error& e) {
-    out.cell = cell;
-    out.status = CellStatus::error;
-    out.message = e.what();
-  }
-  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return out;
 }
 

@@ -90,7 +90,7 @@ void Summary::write_json(const std::string& path) const {
                      {"case", o.cell.case_id},
                      {"config", name(o.cell.config)},
                      {"contract", std::string(name(o.cell.contract))},
-                     {"order", o.cell.order},
+                     {"variant", o.cell.variant},
                      {"sms", o.cell.sms},
                      {"family", o.family},
                      {"status", name(o.status)},

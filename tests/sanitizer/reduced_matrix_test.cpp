@@ -71,7 +71,7 @@ Paths paths_of(const Cell& cell) {
 
 std::vector<Cell> reduced_cells(const std::string& order) {
   MatrixOptions options;
-  options.order = order;
+  options.variant = order;
   options.reduced = true;
   return suite_cells(catalogue(), library_configs(), options);
 }
@@ -182,7 +182,7 @@ TEST(ReducedMatrixCells, EveryCellRunsTheOrderUnderTestAtGridSize1Or3) {
     const std::vector<Cell> cells = reduced_cells(order);
     EXPECT_FALSE(cells.empty()) << order;
     for (const Cell& c : cells) {
-      EXPECT_EQ(c.order, order) << c.name();
+      EXPECT_EQ(c.variant, order) << c.name();
       EXPECT_TRUE(c.sms == 1 || c.sms == 3) << c.name();
       if (order != "upstream") {
         EXPECT_LT(c.config.group_blocks, 0) << c.name() << ": grouped cell in a non-default order";

@@ -16,18 +16,18 @@
 namespace tc {
 namespace {
 
-std::vector<Cell> matrix(const std::string& order) {
+std::vector<Cell> matrix(const std::string& variant) {
   MatrixOptions options;
-  options.order = order;
+  options.variant = variant;
   return suite_cells(load_catalogue(default_golden_paths().catalogue()).entries, testing::library_configs(),
                      options);
 }
 
 // A cell's identity without the variant's name, to compare matrices of different libraries.
-std::set<std::string> without_order(const std::vector<Cell>& cells) {
+std::set<std::string> without_variant(const std::vector<Cell>& cells) {
   std::set<std::string> keys;
   for (Cell c : cells) {
-    c.order = "x";
+    c.variant = "x";
     keys.insert(c.name());
   }
   return keys;
@@ -44,9 +44,9 @@ TEST(SuiteCells, NamesAreUniqueAndGtestSafe) {
 }
 
 TEST(SuiteCells, MutantsAndForeignPluginsGetTheWholeMatrix) {
-  const std::set<std::string> upstream = without_order(matrix("upstream"));
-  for (const char* order : {"mut05", "mut10", "their_kernel"})
-    EXPECT_EQ(without_order(matrix(order)), upstream) << order;
+  const std::set<std::string> upstream = without_variant(matrix("upstream"));
+  for (const char* variant : {"mut05", "mut10", "their_kernel"})
+    EXPECT_EQ(without_variant(matrix(variant)), upstream) << variant;
   const std::vector<Cell> mutant = matrix("mut10");
   EXPECT_TRUE(std::any_of(mutant.begin(), mutant.end(), [](const Cell& c) { return c.config.group_blocks > 0; }))
       << "a mutant of the grouped-scale path must meet grouped cells";
@@ -56,13 +56,13 @@ TEST(SuiteCells, OtherFetchOrdersGetThePerColumnPartOnly) {
   std::set<std::string> per_column;
   for (Cell c : matrix("upstream"))
     if (c.config.group_blocks < 0) {
-      c.order = "x";
+      c.variant = "x";
       per_column.insert(c.name());
     }
   ASSERT_FALSE(per_column.empty());
-  for (const char* order : {"swapped", "hoisted"}) {
-    EXPECT_TRUE(is_fetch_order_variant(order));
-    EXPECT_EQ(without_order(matrix(order)), per_column) << order;
+  for (const char* variant : {"swapped", "hoisted"}) {
+    EXPECT_TRUE(is_fetch_order_variant(variant));
+    EXPECT_EQ(without_variant(matrix(variant)), per_column) << variant;
   }
   EXPECT_FALSE(is_fetch_order_variant("upstream"));
   EXPECT_FALSE(is_fetch_order_variant("mut01"));

@@ -1,7 +1,7 @@
 // The numerical suite on the GPU: every catalogue case x applicable configuration x grid size,
 // for the kernel library under test ($TC_KERNEL; its variant is the scale-fetch order), against
 // the golden fixtures, through the comparator (T0 on exact cases, T1, T2, guard rows, poison).
-//   Catalogue/KernelVsGolden.Matches/<case>_<config>_<contract>_<order>_sms<S>
+//   Catalogue/KernelVsGolden.Matches/<case>_<config>_<contract>_<variant>_sms<S>
 //   Sanitize/KernelVsGolden.Matches/...   the reduced matrix the compute-sanitizer tier runs
 // ctest runs one process per (variant, configuration): a configuration that faults loses its own
 // cells (reported FAULT) and nothing else.
@@ -30,7 +30,7 @@ std::vector<Cell> cells(bool reduced) {
   try {
     const KernelPlugin& kernel = testing::kernel_under_test();
     MatrixOptions options;
-    options.order = kernel.info().variant;
+    options.variant = kernel.info().variant;
     options.all_sms = all_sms();
     options.reduced = reduced;
     return suite_cells(load_catalogue(default_golden_paths().catalogue()).entries, kernel.configs(), options);

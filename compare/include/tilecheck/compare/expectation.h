@@ -53,5 +53,10 @@ Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract
 // `source` (e.g. the file's path) goes into the provenance with the generator version and RNG.
 CaseInfo case_info(const Fixture& f, const std::string& source);
 Expectation make_expectation(const Fixture& f, Schedule schedule, const std::string& source = {});
+// The fixture's case under `contract`: its stored reference when `contract` is the one the case was
+// generated for, otherwise the reference recomputed under `contract` (the stored one is for the
+// other contract's rounding). The one way `tilecheck compare`, `tilecheck tiles` and the suite's
+// runner build what they judge against.
+Expectation make_expectation(const Fixture& f, Contract contract, Schedule schedule, const std::string& source = {});
 
 }  // namespace tc

@@ -1,4 +1,4 @@
-// The suite's matrix: which (case, configuration, fetch order, grid size) cells run, and the
+// The suite's matrix: which (case, configuration, kernel variant, grid size) cells run, and the
 // families the summary table groups them by. One definition, used by the GPU ctest matrix and by
 // `tilecheck run`.
 //
@@ -21,9 +21,9 @@ struct Cell {
   std::string case_id;
   TileConfig config;
   Contract contract = Contract::fp32;
-  std::string order;  // the kernel variant: "upstream", "swapped", "hoisted" (or a plugin's name)
-  int sms = 1;        // the grid size actually launched
-  // "<case>_<config>_<contract>_<order>_sms<S>": a gtest-safe name ([A-Za-z0-9_]).
+  std::string variant;  // the kernel variant: "upstream", "swapped", "hoisted" (or a plugin's name)
+  int sms = 1;          // the grid size actually launched
+  // "<case>_<config>_<contract>_<variant>_sms<S>": a gtest-safe name ([A-Za-z0-9_]).
   std::string name() const;
 };
 
@@ -36,10 +36,10 @@ std::vector<int> grid_sweep(SizeClass c, int all_sms);
 
 // "swapped" and "hoisted": variants of our kernel that differ from "upstream" only in where the
 // last block fetches per-column scales, so only per-column cells can tell them apart.
-bool is_fetch_order_variant(const std::string& order);
+bool is_fetch_order_variant(const std::string& variant);
 
 struct MatrixOptions {
-  std::string order = "upstream";  // the variant under test
+  std::string variant = "upstream";  // the variant under test
   int all_sms = 132;               // the device's multiprocessor count
   bool reduced = false;            // a handful of cells per family (sanitizers, quick checks)
 };

@@ -12,6 +12,7 @@
 #include "tilecheck/kernel/plugin_loader.h"
 #include "tilecheck/reference/quantize.h"
 #include "tilecheck/reference/schedule.h"
+#include "tilecheck/suite/problem.h"
 
 namespace tc {
 
@@ -19,10 +20,6 @@ namespace tc {
 std::string gpu_unavailable_reason();
 int device_multiprocessors();
 std::string device_description();  // "NVIDIA H200, 132 SMs, driver 13.0"
-
-// After a kernel fault (illegal address, illegal instruction, trap) the CUDA context is gone for
-// the rest of the process: every later run reports FAULT without touching the device.
-bool device_context_lost();
 
 class DeviceBuffer {
  public:
@@ -60,14 +57,6 @@ class Workspace {
 // stride of N leaves no room for column margins, and a dropped row predicate writes below C.
 constexpr int kGuardRows = 64;
 
-struct Launch {
-  TileConfig config{0, 0, 0, 0};  // m_blocks 0: the kernel chooses
-  int sms = 0;                    // 0: every multiprocessor
-  int max_par = 0;                // 0: the kernel's default
-  unsigned flags = 0;
-  void* stream = nullptr;
-};
-
 struct KernelRun {
   RunResult status;  // TC_ERR_CUDA with "FAULT: ..." when the kernel faulted
   bool fault = false;
@@ -83,7 +72,7 @@ class DeviceCase {
   int M() const { return M_; }
   int N() const { return N_; }
 
-  tc_problem problem(const Launch& l, Workspace& ws) const;  // sizes the workspace too
+  tc_problem problem(const Launch& l, Workspace& ws) const;  // this case under `l`, with `ws` as its workspace
   // Poisons C and its guard rows, then calls the kernel (asynchronous on l.stream).
   RunResult launch(const KernelPlugin& kernel, const Launch& l, Workspace& ws);
   // Waits for l.stream, detects faults, reads back C and the guard band.
@@ -98,7 +87,9 @@ class DeviceCase {
   DeviceBuffer A_, B_, scales_, C_;
 };
 
-// Marks the context lost if `e` is a sticky error; returns a "FAULT: ..." message.
+// Returns a "FAULT: ..." message. If `cuda_error` is a sticky error (illegal address, illegal instruction,
+// trap), the CUDA context is gone for the rest of the process: every later launch then reports
+// FAULT without touching the device.
 std::string describe_fault(int cuda_error);
 
 }  // namespace tc

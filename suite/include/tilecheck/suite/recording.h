@@ -1,8 +1,6 @@
 // A recording: the outputs a kernel produced for a set of suite cells, kept in one HDF5 file so
 // that the comparator and `tilecheck run` can show the whole flow on a machine without a GPU.
-//   root attributes: recording_schema_version (1), device, kernel, variant, tilecheck_version
-//   /cells/<i>: attributes case_id, config, contract, order, sms, guard_cells;
-//               datasets C (fp16, M x N) and guard_written (int32, n x 3: row, col, bits)
+// The file format (groups, datasets, attributes, versions): docs/recording-schema.md.
 #pragma once
 #include <string>
 #include <vector>

@@ -54,14 +54,6 @@ class SuiteRunner {
   Expectation expectation(const Cell& cell);           // the case under the cell's schedule
   KernelRun execute(const Cell& cell);                 // the kernel's output for the cell
 
-  // Execute, compare, summarise; writes the error map of a failing cell into `error_map_dir` when
-  // it is not empty. `outcome` does the same for a run already made, `judge` for a recorded output.
-  CellOutcome run(const Cell& cell, const std::string& error_map_dir = {});
-  CellOutcome outcome(const Cell& cell, const KernelRun& r, const std::string& error_map_dir = {});
-  CellOutcome judge(const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
-                    const std::string& error_map_dir = {});
-  Workspace& workspace() { return workspace_; }
-
  private:
   const KernelPlugin* kernel_;
   GoldenPaths paths_;

@@ -1,0 +1,36 @@
+// The plugin ABI's problem (tc_problem, tilecheck/kernel/plugin.h) from tilecheck's own types: the
+// one place that knows which field a shape, a contract, a launch's options and the device buffers
+// go into, for every caller that drives a kernel library (the suite's DeviceCase, `tilecheck bench`).
+#pragma once
+#include <cstddef>
+
+#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/reference/contract.h"
+#include "tilecheck/reference/schedule.h"
+#include "tilecheck/reference/shape.h"
+
+namespace tc {
+
+// How to launch: the caller's choices, each left to the kernel when zero.
+struct Launch {
+  TileConfig config{0, 0, 0, 0};  // m_blocks 0: the kernel chooses
+  int sms = 0;                    // 0: every multiprocessor
+  int max_par = 0;                // 0: the kernel's default
+  unsigned flags = 0;             // TC_FLAG_*
+  void* stream = nullptr;         // cudaStream_t; null: the legacy default stream
+};
+
+// Device pointers, laid out as tilecheck/kernel/plugin.h says.
+struct DeviceOperands {
+  const void* A = nullptr;       // (M, K) fp16
+  const void* B = nullptr;       // (K/16, 2N) int32, Marlin-packed
+  const void* scales = nullptr;  // (G, N) fp16, Marlin-permuted
+  void* C = nullptr;             // (M, N) fp16
+  void* workspace = nullptr;     // zeroed; may be null while asking for the workspace size
+  std::size_t workspace_bytes = 0;
+};
+
+tc_contract plugin_contract(Contract c);
+tc_problem make_problem(const Shape& shape, Contract contract, const Launch& launch, const DeviceOperands& on);
+
+}  // namespace tc

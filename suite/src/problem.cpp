@@ -1,0 +1,24 @@
+#include "tilecheck/suite/problem.h"
+
+namespace tc {
+
+tc_contract plugin_contract(Contract c) { return c == Contract::marlin ? TC_CONTRACT_MARLIN : TC_CONTRACT_FP32; }
+
+tc_problem make_problem(const Shape& shape, Contract contract, const Launch& launch, const DeviceOperands& on) {
+  tc_problem q{};
+  q.abi_version = TC_PLUGIN_ABI_VERSION;
+  q.M = shape.M, q.N = shape.N, q.K = shape.K, q.group = shape.group;
+  q.contract = plugin_contract(contract);
+  q.A = on.A, q.B = on.B, q.scales = on.scales, q.C = on.C;
+  q.workspace = on.workspace;
+  q.workspace_bytes = on.workspace_bytes;
+  const TileConfig& c = launch.config;
+  if (c.m_blocks != 0) q.config = {c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks};  // else all zero: automatic
+  q.sms = launch.sms;
+  q.max_par = launch.max_par;
+  q.flags = launch.flags;
+  q.stream = launch.stream;
+  return q;
+}
+
+}  // namespace tc

@@ -1,0 +1,160 @@
+// Judging suite cells without a GPU (tilecheck/suite/runner.h): a committed golden case and a
+// synthetic output — the reference's own (a correct kernel's), or one with a tile zeroed — go
+// through judge_cell exactly as a kernel's output does in `tilecheck run`.
+#include "tilecheck/suite/runner.h"
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "common/temp_dir.h"
+#include "tilecheck/reference/error.h"
+
+namespace tc {
+namespace {
+
+constexpr const char* kCase = "normal_m17_n128_k128_g128_marlin";  // M = 17: two 16-row tiles
+
+Fixture committed_case() { return load_case(default_golden_paths(), kCase); }
+
+Cell cell_of(const Fixture& f, int sms = 3) {
+  return Cell{f.spec.id, choose_config(f.spec.shape), f.spec.contract, "upstream", sms};
+}
+
+TEST(JudgeCell, TheReferencesOwnOutputPasses) {
+  const Fixture f = committed_case();
+  TempDir maps;
+  const CellOutcome o = judge_cell(f, cell_of(f), f.ref.expected, GuardBand{}, maps.path().string());
+  EXPECT_EQ(o.status, CellStatus::pass) << o.message;
+  EXPECT_EQ(o.cell.name(), cell_of(f).name());
+  EXPECT_EQ(o.family, case_family(f.spec));
+  EXPECT_EQ(o.worst_ulp, 0);
+  EXPECT_EQ(o.counts.mismatched(), 0);
+  EXPECT_EQ(o.message.rfind("Mismatched 0 / 2176", 0), 0u) << o.message;
+  EXPECT_EQ(o.tiers.rfind("t0=n/a t1=pass", 0), 0u) << o.tiers;
+  EXPECT_TRUE(o.error_map.empty());
+  EXPECT_TRUE(std::filesystem::is_empty(maps.path())) << "a passing cell writes no error map";
+}
+
+TEST(JudgeCell, AZeroedTileFailsAndWritesItsErrorMap) {
+  const Fixture f = committed_case();
+  HalfMatrix C = f.ref.expected;
+  C.block(0, 0, 16, 128).setZero();
+  TempDir maps;
+  const Cell cell = cell_of(f);
+  const CellOutcome o = judge_cell(f, cell, C, GuardBand{}, maps.file("errmaps"));
+  EXPECT_EQ(o.status, CellStatus::fail);
+  EXPECT_GT(o.counts.bound, 0);
+  EXPECT_GT(o.worst_ulp, 0);
+  EXPECT_EQ(o.message.rfind("Mismatched ", 0), 0u) << o.message;
+  EXPECT_NE(o.tiers.find("t1=fail"), std::string::npos) << o.tiers;
+  EXPECT_EQ(o.error_map, maps.file("errmaps") + "/" + cell.name() + ".errmap.h5");
+  EXPECT_TRUE(std::filesystem::exists(o.error_map));
+
+  const CellOutcome quiet = judge_cell(f, cell, C, GuardBand{}, "");
+  EXPECT_EQ(quiet.status, CellStatus::fail);
+  EXPECT_TRUE(quiet.error_map.empty()) << "no directory, no error map";
+}
+
+TEST(JudgeCell, AWrittenGuardCellFails) {
+  const Fixture f = committed_case();
+  GuardBand guard;
+  guard.cells = 2 * 64 * 128;
+  guard.written.push_back({17, 3, 0x3C00});  // the row below C
+  const CellOutcome o = judge_cell(f, cell_of(f), f.ref.expected, guard, "");
+  EXPECT_EQ(o.status, CellStatus::fail);
+  EXPECT_EQ(o.counts.guard, 1);
+}
+
+TEST(JudgeCell, ACellAskingForAnotherContractIsAnError) {
+  const Fixture f = committed_case();  // a marlin case
+  Cell cell = cell_of(f);
+  cell.contract = Contract::fp32;
+  try {
+    judge_cell(f, cell, f.ref.expected, GuardBand{}, "");
+    ADD_FAILURE() << "judged under a contract the case was not run with";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("asks for contract fp32 but case " + std::string(kCase) +
+                                          " was generated for marlin"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(UnjudgedOutcome, AFaultIsFaultAndAnyOtherFailureIsError) {
+  const Cell cell{kCase, TileConfig{1, 8, 8, 8}, Contract::marlin, "upstream", 1};
+  KernelRun fault;
+  fault.fault = true;
+  fault.status = {TC_ERR_CUDA, "FAULT: cudaErrorIllegalAddress: an illegal memory access was encountered"};
+  EXPECT_FALSE(judgeable(fault));
+  const CellOutcome f = unjudged_outcome(cell, fault);
+  EXPECT_EQ(f.status, CellStatus::fault);
+  EXPECT_EQ(f.message, fault.status.message);
+  EXPECT_EQ(f.cell.name(), cell.name());
+
+  KernelRun refused;
+  refused.status = {TC_ERR_UNSUPPORTED, "no configuration runs N=96"};
+  EXPECT_FALSE(judgeable(refused));
+  const CellOutcome e = unjudged_outcome(cell, refused);
+  EXPECT_EQ(e.status, CellStatus::error);
+  EXPECT_EQ(e.message, std::string(status_name(TC_ERR_UNSUPPORTED)) + ": no configuration runs N=96");
+
+  EXPECT_TRUE(judgeable(KernelRun{}));
+}
+
+TEST(CellStatusNames, AreThoseTheTablePrints) {
+  EXPECT_STREQ(name(CellStatus::pass), "pass");
+  EXPECT_STREQ(name(CellStatus::fail), "FAIL");
+  EXPECT_STREQ(name(CellStatus::fault), "FAULT");
+  EXPECT_STREQ(name(CellStatus::error), "ERROR");
+}
+
+TEST(SuiteRunner, WithoutAKernelItLoadsFixturesAndBuildsExpectationsButRunsNothing) {
+  SuiteRunner runner(nullptr, default_golden_paths());
+  const Fixture& f = runner.fixture(kCase);
+  EXPECT_EQ(&runner.fixture(kCase), &f) << "consecutive cells of a case share one load";
+  const std::shared_ptr<const Fixture> kept = runner.shared_fixture(kCase);
+  runner.fixture("normal_m2_n128_k128_gcol_fp32");
+  EXPECT_EQ(kept->spec.id, kCase) << "a shared fixture outlives the switch to the next case";
+
+  const Cell cell = cell_of(*kept, 5);
+  const Expectation e = runner.expectation(cell);
+  EXPECT_EQ(e.info.case_id, kCase);
+  EXPECT_EQ(e.contract, Contract::marlin);
+  EXPECT_EQ(e.schedule.launches.front().config, cell.config);
+  EXPECT_EQ(e.ref.expected, kept->ref.expected);
+  try {
+    runner.execute(cell);
+    ADD_FAILURE() << "executed a cell without a kernel library";
+  } catch (const Error& err) {
+    EXPECT_NE(std::string(err.what()).find("no kernel library to run cell " + cell.name()), std::string::npos)
+        << err.what();
+  }
+}
+
+// make_expectation(fixture, contract, ...) (tilecheck/compare/expectation.h), which the runner,
+// `tilecheck compare` and `tilecheck tiles` share: the case's stored reference under its own
+// contract, the reference recomputed under the other.
+TEST(ExpectationUnderAContract, ReusesTheStoredReferenceOrRecomputesIt) {
+  // Per-column scales: the contracts round the epilogue differently (RN16(RN16(acc) * s) for
+  // marlin, RN16(acc * s) for fp32), so the two references differ.
+  const Fixture f = load_case(default_golden_paths(), "normal_m16_n512_k128_gcol_marlin");
+  const Schedule schedule = make_schedule(f.spec.shape, choose_config(f.spec.shape), 3);
+  const Expectation own = make_expectation(f, Contract::marlin, schedule, "here");
+  EXPECT_EQ(own.contract, Contract::marlin);
+  EXPECT_EQ(own.ref.expected, f.ref.expected);
+  EXPECT_EQ(own.ref.y_exact, f.ref.y_exact);
+  EXPECT_NE(own.info.provenance.find("here"), std::string::npos) << own.info.provenance;
+
+  const Expectation other = make_expectation(f, Contract::fp32, schedule, "here");
+  const Shape& s = f.spec.shape;
+  const ReferenceOutput fp32 = reference_gemm(f.A, f.weights, Contract::fp32, default_path(s.M, s.N, s.K));
+  EXPECT_EQ(other.contract, Contract::fp32);
+  EXPECT_EQ(other.ref.expected, fp32.expected);
+  EXPECT_FALSE(other.ref.expected == f.ref.expected) << "the stored marlin reference was reused for fp32";
+  EXPECT_EQ(other.info.case_id, f.spec.id);
+}
+
+}  // namespace
+}  // namespace tc
