@@ -37,7 +37,7 @@ CellRun KernelWorkers::run(int slot, const Cell& cell, const Fixture& f) {
   CellRun out;
   std::string why;
   if (over_fault_limit(cell.config, why)) {
-    out.kind = CellRun::Kind::not_run;
+    out.run.fault = true;
     out.run.status = {TC_ERR_CUDA, why};
     return out;
   }
@@ -47,7 +47,6 @@ CellRun KernelWorkers::run(int slot, const Cell& cell, const Fixture& f) {
     try {
       s.worker = std::make_unique<WorkerProcess>(options_.executable, options_.kernel, device(slot));
     } catch (const Error& e) {  // a worker that cannot start again: this cell faults, the next one retries
-      out.kind = CellRun::Kind::fault;
       out.run.fault = true;
       out.run.status = {TC_ERR_CUDA, cat("FAULT: ", e.what())};
       count_fault(cell.config, true);
@@ -61,22 +60,9 @@ CellRun KernelWorkers::run(int slot, const Cell& cell, const Fixture& f) {
   launch.config = cell.config;
   launch.sms = cell.sms;
   const auto start = std::chrono::steady_clock::now();
-  WorkerRun r = s.worker->run(cell.case_id, f.A, f.B_marlin, f.scales_marlin, shape.group, cell.contract, launch,
-                              timeout);
+  out.run = s.worker->run(cell.case_id, f.A, f.B_marlin, f.scales_marlin, shape.group, cell.contract, launch, timeout);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  out.run = std::move(r.run);
-  if (r.hang) {
-    out.kind = CellRun::Kind::hang;
-  } else if (out.run.fault) {
-    out.kind = CellRun::Kind::fault;
-  } else if (out.run.status.status == TC_ERR_UNSUPPORTED) {
-    out.kind = CellRun::Kind::unsupported;
-  } else if (!out.run.status.ok()) {
-    out.kind = CellRun::Kind::error;
-  } else {
-    out.kind = CellRun::Kind::output;
-  }
-  count_fault(cell.config, out.kind == CellRun::Kind::fault || out.kind == CellRun::Kind::hang);
+  count_fault(cell.config, out.run.fault);
   return out;
 }
 

@@ -121,16 +121,16 @@ std::string WorkerProcess::dead_message(const char* what) {
   return words.empty() ? how : how + ": " + words;
 }
 
-WorkerRun WorkerProcess::run(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B,
+KernelRun WorkerProcess::run(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B,
                              const HalfMatrix& scales, int group, Contract contract, const Launch& launch,
                              double timeout_s) {
   require(alive(), "internal: run on a worker that is gone");
   require(launch.stream == nullptr, "internal: a worker launches on its own default stream");
-  WorkerRun out;
+  KernelRun out;
   const auto fault = [&](const std::string& message, bool hang) {
-    out.run.fault = true;
+    out.fault = true;
     out.hang = hang;
-    out.run.status = {TC_ERR_CUDA, message};
+    out.status = {TC_ERR_CUDA, message};
     return out;
   };
   const std::string key = cat(case_key, "/", name(contract));
@@ -150,8 +150,8 @@ WorkerRun WorkerProcess::run(const std::string& case_key, const HalfMatrix& A, c
     return fault(cat("HANG: no result within ", timeout_s, " s of the launch; the worker was killed"), true);
   }
   if (s != ReadStatus::ok || type != Frame::result) return fault("FAULT: " + dead_message("a run"), false);
-  out.run = worker::decode_result(m);
-  if (out.run.fault) dead_message("a run");  // it exits after a fault: its context is gone
+  out = worker::decode_result(m);
+  if (out.fault) dead_message("a run");  // it exits after a fault: its context is gone
   return out;
 }
 

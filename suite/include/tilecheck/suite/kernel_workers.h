@@ -26,10 +26,8 @@ struct KernelWorkersOptions {
 
 // How a cell's launch ended, before judging.
 struct CellRun {
-  enum class Kind { output, unsupported, error, fault, hang, not_run };
-  Kind kind = Kind::error;
-  KernelRun run;        // output: C and guard band; otherwise run.status.message says why
-  double seconds = 0;   // the worker's wall time for the cell (upload included)
+  KernelRun run;       // C and guard band, or why not (fault, hang, an error status, UNSUPPORTED)
+  double seconds = 0;  // wall time in the worker for the cell (upload included)
 };
 
 class KernelWorkers {

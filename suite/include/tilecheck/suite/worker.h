@@ -31,12 +31,6 @@ struct WorkerInfo {
 // the process exit code; a kernel fault ends the worker after its result is sent (exit code 3).
 int serve_worker(const std::string& kernel_path, int device);
 
-// How one run in a worker ended.
-struct WorkerRun {
-  KernelRun run;      // status, output and guard band; run.fault for a fault or a dead worker
-  bool hang = false;  // the watchdog killed the worker (run.fault is also set)
-};
-
 // The parent's side: one worker process.
 class WorkerProcess {
  public:
@@ -54,8 +48,8 @@ class WorkerProcess {
   // Runs one launch on a case's inputs (A: (M, K); B: (K/16, 2N) packed; scales: Marlin-permuted),
   // sending the inputs only when `case_key` differs from the last case sent. The watchdog allows
   // `timeout_s` from the launch to the result. After a fault or a hang the worker is gone
-  // (alive() is false) and the run says why.
-  WorkerRun run(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales,
+  // (alive() is false) and the run says why (fault, hang, status.message).
+  KernelRun run(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales,
                 int group, Contract contract, const Launch& launch, double timeout_s);
 
  private:
