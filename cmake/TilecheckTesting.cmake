@@ -6,6 +6,20 @@
 # Tests are discovered PRE_TEST, so a build never runs a GPU binary at build time; a GPU test on a
 # machine without a GPU reports SKIPPED (GTEST_SKIP), which ctest shows as "Skipped".
 include(GoogleTest)
+
+# The kernel libraries the GPU suite runs, by name: our own variants (kernel/CMakeLists.txt) and
+# every library that TC_EXTERNAL_KERNELS names (tests/CMakeLists.txt). Each is registered once and
+# gets the same tests: the matrix, the kernel tests and the sanitizer tier.
+set(TC_EXTERNAL_KERNELS "" CACHE STRING
+    "Kernel plugin libraries (;-separated paths) to run through the GPU suite beside our own variants")
+function(tc_register_kernel_library name path)
+  set_property(GLOBAL APPEND PROPERTY TC_KERNEL_VARIANTS ${name})
+  set_property(GLOBAL PROPERTY TC_KERNEL_PATH_${name} ${path})
+endfunction()
+function(tc_kernel_library_path name out)
+  get_property(path GLOBAL PROPERTY TC_KERNEL_PATH_${name})
+  set(${out} ${path} PARENT_SCOPE)
+endfunction()
 set(TC_TEST_LABELS cpu gpu sanitizer mutation notebook)
 
 function(tc_add_gtest)
@@ -30,10 +44,11 @@ function(tc_add_gtest)
   endif()
   get_property(variants GLOBAL PROPERTY TC_KERNEL_VARIANTS)
   foreach(variant IN LISTS variants)
+    tc_kernel_library_path(${variant} library)
     gtest_discover_tests(${T_NAME}
       DISCOVERY_MODE PRE_TEST
       PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
-                 ENVIRONMENT "TC_KERNEL=${TC_KERNEL_DIR}/libtc_kernel_${variant}.so"
+                 ENVIRONMENT "TC_KERNEL=${library}"
       TEST_PREFIX "${T_NAME}.${variant}.")
   endforeach()
 endfunction()

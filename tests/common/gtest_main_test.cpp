@@ -31,6 +31,11 @@ TEST(CellProcessExitStatus, OnlySkipsIsSkipped) {
   EXPECT_TRUE(reported(out, "all_skipped", "Skipped")) << out;
 }
 
+TEST(CellProcessExitStatus, AProcessThatRanNoCaseIsSkippedNotPassed) {
+  const std::string out = ctest_output();
+  EXPECT_TRUE(reported(out, "no_test", "Skipped")) << out;
+}
+
 TEST(CellProcessExitStatus, PassesAmongSkipsIsPassed) {
   const std::string out = ctest_output();
   EXPECT_TRUE(reported(out, "skip_and_pass", "Passed")) << out;
