@@ -116,6 +116,145 @@ TEST(Hints, WrongScaleGroupIsAnExactRatioOfScales) {
   EXPECT_NO_HINT(c, HintKind::dropped_chunk);
 }
 
+// What a kernel returns that skipped some 16-deep k-chunks: y* minus their sums, rounded to fp16.
+// dropped(i, j) lists the chunks of element (i, j).
+template <typename Chunks>
+HalfMatrix without_chunks(const Expectation& e, Chunks&& dropped) {
+  const F64Matrix a = to_double(e.A), w = to_double(dequantize(e.w));
+  HalfMatrix got(e.M(), e.N());
+  for (int i = 0; i < e.M(); ++i)
+    for (int j = 0; j < e.N(); ++j) {
+      double sum = 0;
+      for (int t : dropped(i, j))
+        for (int k = 16 * t; k < 16 * t + 16; ++k) sum += a(i, k) * w(k, j);
+      got(i, j) = round_to_half(e.ref.y_exact(i, j) - sum);
+    }
+  return got;
+}
+
+TEST(Hints, DroppedChunkOneKRangeEverywhere) {
+  // Chunk 3 is neither a slice's first nor last step, and not the only step 3 of a k-tile.
+  const Expectation e = synthetic_expectation(Problem{{16, 256, 512, 128}, {1, 8, 8, 8}, 1, Contract::fp32});
+  const Comparison c = compare(e, without_chunks(e, [](int, int) { return std::vector<int>{3}; }));
+  EXPECT_HINT(c, HintKind::dropped_chunk);
+  EXPECT_NE(find(c.hints, HintKind::dropped_chunk)
+                ->text.find("got = y* minus the k-chunk [48, 64) in every failing element (k-tile 0, step 3), for 63 of 64"),
+            std::string::npos)
+      << kinds(c.hints);
+  EXPECT_NO_HINT(c, HintKind::low_precision);
+}
+
+TEST(Hints, DroppedChunkOneStepOfEveryKTile) {
+  const Expectation e = synthetic_expectation(Problem{{16, 256, 512, 128}, {1, 8, 8, 8}, 1, Contract::fp32});
+  const Comparison c = compare(e, without_chunks(e, [](int, int) { return std::vector<int>{3, 11, 19, 27}; }));
+  EXPECT_HINT(c, HintKind::dropped_chunk);
+  EXPECT_NE(find(c.hints, HintKind::dropped_chunk)->text.find("step 3 of every k-tile (k mod 128 in [48, 64))"),
+            std::string::npos)
+      << kinds(c.hints);
+}
+
+TEST(Hints, DroppedChunkFirstAndLastStepOfEverySlice) {
+  // Every block skips a step of each of its slices: no one block explains the sums.
+  const Expectation e = synthetic_expectation(grid_problem());
+  const int kb = e.schedule.config.k_blocks;
+  for (const bool first : {true, false}) {
+    const Comparison c = compare(e, without_chunks(e, [&](int i, int j) {
+      std::vector<int> chunks;
+      for (const Slice& s : e.grid.at(i, j).slices) chunks.push_back(first ? s.k_tile_begin * kb : s.k_tile_end * kb - 1);
+      return chunks;
+    }));
+    EXPECT_HINT(c, HintKind::dropped_chunk);
+    EXPECT_NE(find(c.hints, HintKind::dropped_chunk)
+                  ->text.find(cat("the ", first ? "first" : "last", " 16-deep step of every slice")),
+              std::string::npos)
+        << kinds(c.hints);
+  }
+}
+
+TEST(Hints, DroppedChunkLastStepOfOneBlockUnderTheMarlinContract) {
+  // marlin: the tolerance grows by each fp16 partial sum's rounding.
+  const Expectation e = synthetic_expectation(grid_problem(Contract::marlin));
+  const int kb = e.schedule.config.k_blocks, block = 3;
+  const Comparison c = compare(e, without_chunks(e, [&](int i, int j) {
+    std::vector<int> chunks;
+    for (const Slice& s : e.grid.at(i, j).slices)
+      if (s.block == block) chunks.push_back(s.k_tile_end * kb - 1);
+    return chunks;
+  }));
+  EXPECT_HINT(c, HintKind::dropped_chunk);
+  EXPECT_NE(find(c.hints, HintKind::dropped_chunk)->text.find("the last 16-deep step of thread block 3's slices (e.g. k "),
+            std::string::npos)
+      << kinds(c.hints);
+}
+
+TEST(Hints, NoDroppedChunkForTooFewSamples) {
+  const Expectation e = synthetic_expectation(Problem{{16, 256, 512, 128}, {1, 8, 8, 8}, 1, Contract::fp32});
+  const HalfMatrix dropped = without_chunks(e, [](int, int) { return std::vector<int>{3}; });
+  HalfMatrix got = e.ref.expected;
+  got(1, 2) = dropped(1, 2);
+  got(9, 200) = dropped(9, 200);
+  const Comparison c = compare(e, got);
+  ASSERT_EQ(c.counts.bound, 2);
+  EXPECT_NO_HINT(c, HintKind::dropped_chunk);
+}
+
+TEST(Hints, WrongScaleGroupBelow) {
+  const Expectation e =
+      synthetic_expectation(Problem{{32, 256, 256, 32}, {2, 16, 4, 2}, 3, Contract::fp32, "onehot_a"});
+  Faults f;
+  f.scale_group_offset = -1;
+  const Comparison c = compare(e, model_kernel(e, f));
+  EXPECT_HINT(c, HintKind::scale_ratio);
+  const std::string& text = find(c.hints, HintKind::scale_ratio)->text;
+  EXPECT_NE(text.find("s[g-1, j] / s[g, j] -> the wrong scale group (group index off by -1)"), std::string::npos)
+      << text;
+}
+
+// Per-column scales: got = expected times what scale(j) says, for every element.
+template <typename Factor>
+HalfMatrix rescaled(const Expectation& e, Factor&& factor) {
+  HalfMatrix got(e.M(), e.N());
+  for (int i = 0; i < e.M(); ++i)
+    for (int j = 0; j < e.N(); ++j) got(i, j) = round_to_half(half_to_double(e.ref.expected(i, j)) * factor(j));
+  return got;
+}
+
+TEST(Hints, ScaleAppliedTwiceOrNotAtAll) {
+  const Expectation e = synthetic_expectation(grid_problem(Contract::fp32, -1));
+  const auto scale = [&](int j) { return half_to_double(e.w.scales(0, j)); };
+  const Comparison twice = compare(e, rescaled(e, scale));
+  EXPECT_HINT(twice, HintKind::scale_ratio);
+  EXPECT_NE(find(twice.hints, HintKind::scale_ratio)
+                ->text.find("got / expected equals an exact ratio of two scales, s[g, j] -> the scale applied twice, "
+                            "for 64 of 64 sampled failures"),
+            std::string::npos)
+      << kinds(twice.hints);
+  const Comparison unscaled = compare(e, rescaled(e, [&](int j) { return 1 / scale(j); }));
+  EXPECT_HINT(unscaled, HintKind::scale_ratio);
+  EXPECT_NE(find(unscaled.hints, HintKind::scale_ratio)->text.find("1 / s[g, j] -> the scale not applied"),
+            std::string::npos)
+      << kinds(unscaled.hints);
+}
+
+TEST(Hints, ScaleOfTheNextColumnAndOfAnyOtherColumn) {
+  const Expectation e = synthetic_expectation(grid_problem(Contract::fp32, -1));
+  const auto scale = [&](int j) { return half_to_double(e.w.scales(0, j)); };
+  // One relation: column j + 1 within its 64-column chunk.
+  HalfMatrix next = rescaled(e, [&](int j) { return j % 64 == 63 ? 1.0 : scale(j + 1) / scale(j); });
+  const Comparison c = compare(e, next);
+  EXPECT_HINT(c, HintKind::scale_ratio);
+  EXPECT_NE(find(c.hints, HintKind::scale_ratio)->text.find("s[g, j+1] / s[g, j] -> the wrong scale column"),
+            std::string::npos)
+      << kinds(c.hints);
+  // Neighbours on either side, half each: no one relation has the majority, the family does.
+  const Comparison pairs = compare(e, rescaled(e, [&](int j) { return scale(j ^ 1) / scale(j); }));
+  EXPECT_HINT(pairs, HintKind::scale_ratio);
+  EXPECT_NE(find(pairs.hints, HintKind::scale_ratio)
+                ->text.find("s[j'] / s[j] for another column j' of the same 64-column chunk -> the wrong scale column"),
+            std::string::npos)
+      << kinds(pairs.hints);
+}
+
 TEST(Hints, Fp16Accumulation) {
   const Expectation e = synthetic_expectation(Problem{{16, 512, 512, 128}, {1, 8, 8, 8}, 1, Contract::fp32});
   Faults f;
