@@ -18,26 +18,12 @@
 #include <vector>
 
 #include "tilecheck/compare/expectation.h"
+#include "tilecheck/compare/guard_band.h"
 #include "tilecheck/compare/hints.h"
 #include "tilecheck/reference/matrix.h"
 #include "tilecheck/compare/verdict.h"
 
 namespace tc {
-
-// A guard cell in output coordinates: outside [0, M) x [0, N), e.g. row M or column -1.
-struct GuardCell {
-  int row = 0;
-  int col = 0;
-  half_bits bits = 0;
-};
-struct GuardBand {
-  long long cells = 0;             // guard cells checked
-  std::vector<GuardCell> written;  // those that no longer hold kPoison
-};
-// The harness allocates C with margins (rows above/below, columns left/right) poisoned like C;
-// these split such a buffer into the output and its guard band.
-HalfMatrix interior(const HalfMatrix& buffer, int top, int left, int bottom, int right);
-GuardBand guard_band(const HalfMatrix& buffer, int top, int left, int bottom, int right);
 
 constexpr long long kStatsMinElements = 256;
 constexpr double kBiasLimit = 0.1;   // ULP; a directed-rounding epilogue gives 0.25-0.5, correct <= 0.02
@@ -109,8 +95,5 @@ struct Comparison {
 
 Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand& guard = {},
                    const CompareOptions& options = {});
-
-// The element of the output nearest to a guard cell (its coordinates clamped into the output).
-std::pair<int, int> nearest_element(const GuardCell& g, int M, int N);
 
 }  // namespace tc
