@@ -73,6 +73,10 @@ Expectation synthetic_expectation(const Problem& p) {
   return make_expectation(inputs_a(p), inputs_w(p), p.contract, make_schedule(p.shape, p.config, p.sms), info);
 }
 
+Problem grid_problem(Contract contract, int group, const char* distribution) {
+  return Problem{{40, 512, 512, group}, {1, 8, 8, group < 0 ? -1 : group / 16}, 7, contract, distribution};
+}
+
 HalfMatrix model_kernel(const Expectation& e, const Faults& f) {
   const Shape& s = e.shape();
   const int G = static_cast<int>(e.w.scales.rows()), kb = e.schedule.config.k_blocks;
