@@ -26,9 +26,10 @@
 namespace tc {
 
 constexpr long long kStatsMinElements = 256;
-constexpr double kBiasLimit = 0.1;   // ULP; a directed-rounding epilogue gives 0.25-0.5, correct <= 0.02
+// Measured on the kernel model (docs/numerics.md, "Statistics tier (T2)"):
+constexpr double kBiasLimit = 0.1;   // ULP; correct <= 0.018, a directed rounding 0.25-0.51 where T1 passes
 constexpr double kBiasSigmas = 5;    // and the bias must be this many standard errors from zero
-constexpr double kRmsLimit = 0.5;    // correct kernels measured <= 0.36
+constexpr double kRmsLimit = 0.5;    // correct kernels measured <= 0.373 (positive data, marlin, 5 blocks)
 
 // Histogram of |ulp| over comparable elements: {0, 1, 2, 3-4, 5-8, 9-16, 17-64, >64}.
 constexpr int kHistogramBins = 8;
