@@ -197,46 +197,72 @@ void block(const Expectation& e, const Comparison& c, std::vector<Hint>& out) {
                                       ") -> that block's k-range, pipeline, or its step of the reduction")});
 }
 
-// Fragment layout: failures confined to one class of a position split, with the other class clean.
-void layout(const Expectation& e, const std::vector<Element>& fails, std::vector<Hint>& out) {
-  if (fails.size() < 8) return;
-  struct Split {
-    std::set<int> classes, groups;
-  };
-  Split cols, rows, warps;
+namespace {
+
+// The failing elements' classes (which half, which warp) and groups (where) under each position
+// split of the mma fragment layout.
+struct Split {
+  std::set<int> classes, groups;
+};
+struct LayoutSplits {
+  Split cols;   // n8 half of each 16 columns; groups: 16-column groups
+  Split rows;   // 8-row half of each 16 rows of a tile; groups: 16-row blocks of tiles
+  Split warps;  // 64-column warp share of a tile
   std::set<int> tiles;
+};
+
+LayoutSplits layout_splits(const Expectation& e, const std::vector<Element>& fails) {
+  LayoutSplits s;
   for (const Element& f : fails) {
     const TileInfo& t = e.grid.at(f.first, f.second);
     const int r = f.first - t.row0, col = f.second - t.col0;
-    cols.classes.insert((f.second % 16) / 8);
-    cols.groups.insert(f.second / 16);
-    rows.classes.insert((r % 16) / 8);
-    rows.groups.insert(e.grid.index(f.first, f.second) * 64 + r / 16);
-    warps.classes.insert(col / 64);
-    tiles.insert(e.grid.index(f.first, f.second));
+    s.cols.classes.insert((f.second % 16) / 8);
+    s.cols.groups.insert(f.second / 16);
+    s.rows.classes.insert((r % 16) / 8);
+    s.rows.groups.insert(e.grid.index(f.first, f.second) * 64 + r / 16);
+    s.warps.classes.insert(col / 64);
+    s.tiles.insert(e.grid.index(f.first, f.second));
   }
-  if (cols.classes.size() == 1 && cols.groups.size() >= 2) {
-    const int h = *cols.classes.begin();
-    out.push_back({HintKind::column_half,
-                   cat("failures only in columns ", 8 * h, "-", 8 * h + 7, " of each 16 (n8 block ", h, " of the mma), in ",
-                       cols.groups.size(), " column groups -> every other 8 columns: the B permutation (packed nibble "
-                       "order) or the mma B/C fragment layout")});
-  }
+  return s;
+}
+
+void column_half(const LayoutSplits& s, std::vector<Hint>& out) {
+  if (s.cols.classes.size() != 1 || s.cols.groups.size() < 2) return;
+  const int h = *s.cols.classes.begin();
+  out.push_back({HintKind::column_half,
+                 cat("failures only in columns ", 8 * h, "-", 8 * h + 7, " of each 16 (n8 block ", h, " of the mma), in ",
+                     s.cols.groups.size(), " column groups -> every other 8 columns: the B permutation (packed nibble "
+                     "order) or the mma B/C fragment layout")});
+}
+
+void row_half(const Expectation& e, const LayoutSplits& s, std::vector<Hint>& out) {
   bool tall = false;  // rows 8-15 exist somewhere, so "only rows 0-7" means something
   for (const TileInfo& t : e.grid.tiles) tall = tall || t.rows > 8;
-  if (rows.classes.size() == 1 && tall && (rows.groups.size() >= 2 || cols.groups.size() >= 2)) {
-    const int h = *rows.classes.begin();
-    out.push_back({HintKind::row_half, cat("failures only in rows ", 8 * h, "-", 8 * h + 7,
-                                           " of each 16 (accumulator registers c", 2 * h, "/c", 2 * h + 1,
-                                           ") -> the row half of the mma C fragment (lane/4 + 8*(reg/2))")});
-  }
-  if (warps.classes.size() == 1 && e.grid.tile_n >= 128 && (tiles.size() >= 2 || rows.groups.size() >= 2)) {
-    const int w = *warps.classes.begin();
-    out.push_back({HintKind::warp, cat("failures only in columns ", 64 * w, "-", 64 * w + 63,
-                                       " of each tile (warp column ", w, ") in ", tiles.size(),
-                                       " tile(s) -> that warp's share: its B/scale offsets or its step of the "
-                                       "in-block reduction")});
-  }
+  if (s.rows.classes.size() != 1 || !tall || (s.rows.groups.size() < 2 && s.cols.groups.size() < 2)) return;
+  const int h = *s.rows.classes.begin();
+  out.push_back({HintKind::row_half, cat("failures only in rows ", 8 * h, "-", 8 * h + 7,
+                                         " of each 16 (accumulator registers c", 2 * h, "/c", 2 * h + 1,
+                                         ") -> the row half of the mma C fragment (lane/4 + 8*(reg/2))")});
+}
+
+void warp(const Expectation& e, const LayoutSplits& s, std::vector<Hint>& out) {
+  if (s.warps.classes.size() != 1 || e.grid.tile_n < 128 || (s.tiles.size() < 2 && s.rows.groups.size() < 2)) return;
+  const int w = *s.warps.classes.begin();
+  out.push_back({HintKind::warp, cat("failures only in columns ", 64 * w, "-", 64 * w + 63,
+                                     " of each tile (warp column ", w, ") in ", s.tiles.size(),
+                                     " tile(s) -> that warp's share: its B/scale offsets or its step of the "
+                                     "in-block reduction")});
+}
+
+}  // namespace
+
+// Fragment layout: failures confined to one class of a position split, with the other class clean.
+void layout(const Expectation& e, const std::vector<Element>& fails, std::vector<Hint>& out) {
+  if (fails.size() < 8) return;
+  const LayoutSplits s = layout_splits(e, fails);
+  column_half(s, out);
+  row_half(e, s, out);
+  warp(e, s, out);
 }
 
 }  // namespace tc::hints
