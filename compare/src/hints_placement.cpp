@@ -57,8 +57,10 @@ void unwritten(const Expectation& e, const Comparison& c, std::vector<Hint>& out
   }
 }
 
-void guard_and_rows(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
-                    std::vector<Hint>& out) {
+namespace {
+
+// Guard cells written below, above and beside the output; returns whether any was below.
+bool guard_writes(const Comparison& c, std::vector<Hint>& out) {
   const GuardCell* below = nullptr;
   const GuardCell* side = nullptr;
   const GuardCell* above = nullptr;
@@ -78,7 +80,12 @@ void guard_and_rows(const Expectation& e, const Comparison& c, const std::vector
     out.push_back({HintKind::column_predication,
                    cat("writes outside columns [0, ", c.N, "), first at (", side->row, ", ", side->col,
                        ") -> the column bound of the C writes (the `c_gl_wr < end` predicate) or the column offset")});
-  if (below || fails.empty() || e.grid.rows < 2) return;
+  return below != nullptr;
+}
+
+// Failures only in the last tile row, when that is the partial M tile.
+void partial_m_tile(const Expectation& e, const std::vector<Element>& fails, std::vector<Hint>& out) {
+  if (fails.empty() || e.grid.rows < 2) return;
   const int last = e.grid.rows - 1;
   const TileInfo& t = e.grid.tiles[static_cast<size_t>(last) * e.grid.cols];
   const bool only_last = std::all_of(fails.begin(), fails.end(),
@@ -88,6 +95,42 @@ void guard_and_rows(const Expectation& e, const Comparison& c, const std::vector
                    cat("failures only in the last tile row, the partial M tile (rows ", t.row0, "-", t.row0 + t.rows - 1,
                        ", ", t.rows, " of ", e.schedule.config.tile_m(),
                        ") -> row predication in the M tail (A loads or C writes)")});
+}
+
+// " (got is 0 throughout)" or " (got is 1.5 throughout)" when the tiles hold one value, else "".
+std::string constant_got_text(const Expectation& e, const Comparison& c, const std::vector<int>& tiles) {
+  bool zero = true, constant = true;
+  const TileInfo& t0 = e.grid.tiles[tiles[0]];
+  const half_bits v0 = c.got(t0.row0, t0.col0);
+  for (int t : tiles) {
+    const TileInfo& t1 = e.grid.tiles[t];
+    for (int i = t1.row0; i < t1.row0 + t1.rows; ++i)
+      for (int j = t1.col0; j < t1.col0 + t1.cols; ++j) {
+        zero = zero && (c.got(i, j) & 0x7FFF) == 0;
+        constant = constant && c.got(i, j) == v0;
+      }
+  }
+  return zero ? " (got is 0 throughout)" : constant ? cat(" (got is ", half_to_double(v0), " throughout)") : "";
+}
+
+// "tile (0, 1) k-tiles [0,2) slice 1/2, ..." for the first 4 slices of block b.
+std::string block_work_text(const Expectation& e, int b) {
+  std::string work;
+  int shown = 0;
+  for (const TileInfo& t : e.grid.tiles)
+    for (const Slice& s : t.slices)
+      if (s.block == b && shown++ < 4)
+        work += cat(work.empty() ? "" : ", ", "tile (", t.tile_row, ", ", t.tile_col, ") k-tiles [", s.k_tile_begin,
+                    ",", s.k_tile_end, ") slice ", s.slice_index, "/", s.slice_count);
+  return work;
+}
+
+}  // namespace
+
+void guard_and_rows(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
+                    std::vector<Hint>& out) {
+  // Writes below the output already explain failures in the M tail.
+  if (!guard_writes(c, out)) partial_m_tile(e, fails, out);
 }
 
 void isolated(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
@@ -126,18 +169,7 @@ void whole_tiles(const Expectation& e, const Comparison& c, const std::vector<El
     inside += failing_in(s);
   }
   if (whole.empty() || inside * 10 < static_cast<long long>(fails.size()) * 9) return;
-  bool zero = true, constant = true;
-  const TileInfo& t0 = e.grid.tiles[whole[0]];
-  const half_bits v0 = c.got(t0.row0, t0.col0);
-  for (int t : whole) {
-    const TileInfo& t1 = e.grid.tiles[t];
-    for (int i = t1.row0; i < t1.row0 + t1.rows; ++i)
-      for (int j = t1.col0; j < t1.col0 + t1.cols; ++j) {
-        zero = zero && (c.got(i, j) & 0x7FFF) == 0;
-        constant = constant && c.got(i, j) == v0;
-      }
-  }
-  const std::string got = zero ? " (got is 0 throughout)" : constant ? cat(" (got is ", half_to_double(v0), " throughout)") : "";
+  const std::string got = constant_got_text(e, c, whole);
   out.push_back({HintKind::whole_tiles,
                  cat("failures fill ", whole.size(), " whole tile(s)", got, ": ", tile_list(e, whole),
                      whole.size() == 1 ? cat(", slices ", reduction_order_text(e.grid.tiles[whole[0]].slices)) : "",
@@ -185,13 +217,7 @@ void block(const Expectation& e, const Comparison& c, std::vector<Hint>& out) {
   if (best < 0 || best_tiles == static_cast<long long>(c.tiles.size()) ||
       std::pow(share, double(failing.size())) > kChance)
     return;
-  std::string work;
-  int shown = 0;
-  for (const TileInfo& t : e.grid.tiles)
-    for (const Slice& s : t.slices)
-      if (s.block == best && shown++ < 4)
-        work += cat(work.empty() ? "" : ", ", "tile (", t.tile_row, ", ", t.tile_col, ") k-tiles [", s.k_tile_begin,
-                    ",", s.k_tile_end, ") slice ", s.slice_index, "/", s.slice_count);
+  const std::string work = block_work_text(e, best);
   out.push_back({HintKind::block, cat("every failing tile involves thread block ", best, " (", failing.size(), " of its ",
                                       best_tiles, " tiles fail; its work: ", work,
                                       ") -> that block's k-range, pipeline, or its step of the reduction")});
