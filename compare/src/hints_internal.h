@@ -1,5 +1,5 @@
-// Shared by the files of the hint finder: hints.cpp (the order the rules run in, names, text
-// helpers) and the rules, grouped by the evidence they read: hints_placement.cpp (where the
+// Shared by the files of the hint finder: hints.cpp (names, the sampling rule, the order the rules
+// run in) and the rules, grouped by the evidence they read: hints_placement.cpp (where the
 // failures sit), hints_values.cpp (what the failing values and the tiers' statistics say),
 // hints_scales.cpp (ratios of scales) and hints_inputs.cpp (hypotheses tested on the k-chunk sums).
 // Each rule appends the hints it finds to `out`.
