@@ -10,7 +10,6 @@
 #include <omp.h>
 
 #include "tilecheck/reference/error.h"
-#include "tilecheck/compare/poison.h"
 
 namespace tc {
 
@@ -22,6 +21,27 @@ const char* name(TierStatus s) {
   }
   return "?";
 }
+
+const char* histogram_label(int bin) {
+  static const char* kLabels[kHistogramBins] = {"0", "1", "2", "3-4", "5-8", "9-16", "17-64", ">64"};
+  return kLabels[bin];
+}
+
+int histogram_bin(std::int32_t abs_ulp) {
+  if (abs_ulp <= 2) return abs_ulp;
+  if (abs_ulp <= 4) return 3;
+  if (abs_ulp <= 8) return 4;
+  if (abs_ulp <= 16) return 5;
+  if (abs_ulp <= 64) return 6;
+  return 7;
+}
+
+double Statistics::bias_limit() const { return std::max(kBiasLimit, kBiasSigmas * bias_error); }
+
+bool Comparison::passed() const {
+  return t0.status != TierStatus::fail && t1.status != TierStatus::fail && t2.status != TierStatus::fail;
+}
+
 namespace {
 
 constexpr int kWorst = 16;
@@ -47,73 +67,68 @@ std::string fixed(double x, int digits) {
   return buf;
 }
 
-}  // namespace
+// ---- the pass over the output
 
-const char* histogram_label(int bin) {
-  static const char* kLabels[kHistogramBins] = {"0", "1", "2", "3-4", "5-8", "9-16", "17-64", ">64"};
-  return kLabels[bin];
-}
-
-int histogram_bin(std::int32_t abs_ulp) {
-  if (abs_ulp <= 2) return abs_ulp;
-  if (abs_ulp <= 4) return 3;
-  if (abs_ulp <= 8) return 4;
-  if (abs_ulp <= 16) return 5;
-  if (abs_ulp <= 64) return 6;
-  return 7;
-}
-
-HalfMatrix interior(const HalfMatrix& buffer, int top, int left, int bottom, int right) {
-  require(top >= 0 && left >= 0 && bottom >= 0 && right >= 0, "guard margins must be non-negative");
-  const Eigen::Index rows = buffer.rows() - top - bottom, cols = buffer.cols() - left - right;
-  require(rows > 0 && cols > 0, "a (", buffer.rows(), ", ", buffer.cols(), ") buffer has no interior inside margins ",
-          top, ", ", left, ", ", bottom, ", ", right);
-  return buffer.block(top, left, rows, cols);
-}
-
-GuardBand guard_band(const HalfMatrix& buffer, int top, int left, int bottom, int right) {
-  const HalfMatrix inner = interior(buffer, top, left, bottom, right);  // validates the margins
-  GuardBand g;
-  const int rows = static_cast<int>(buffer.rows()), cols = static_cast<int>(buffer.cols());
-  for (int r = 0; r < rows; ++r) {
-    const bool inside_rows = r >= top && r < rows - bottom;
-    for (int c = 0; c < cols; ++c) {
-      if (inside_rows && c >= left && c < cols - right) continue;
-      ++g.cells;
-      if (!is_poison(buffer(r, c))) g.written.push_back({r - top, c - left, buffer(r, c)});
-    }
-  }
-  return g;
-}
-
-std::pair<int, int> nearest_element(const GuardCell& g, int M, int N) {
-  return {std::clamp(g.row, 0, M - 1), std::clamp(g.col, 0, N - 1)};
-}
-
-double Statistics::bias_limit() const { return std::max(kBiasLimit, kBiasSigmas * bias_error); }
-
-bool Comparison::passed() const {
-  return t0.status != TierStatus::fail && t1.status != TierStatus::fail && t2.status != TierStatus::fail;
-}
-
-namespace {
+// The T2 sums over the sample (docs/numerics.md, "Statistics tier (T2)"). Sums of integers: exact.
+struct StatisticsSums {
+  long long n = 0;
+  double bias = 0, toward_zero = 0, clipped_sq = 0;
+};
 
 // One thread's share of the pass over the output. Everything merges exactly: counts are integers,
-// extrema are order-free, the heap has a total order, and the T2 sums are kept per row (below).
+// extrema are order-free, the heap has a total order, and the T2 sums are exact or kept per row
+// (row_sq, below).
 struct alignas(64) Partial {
   Counts counts;
   std::array<long long, kHistogramBins> histogram{};
   long long not_comparable = 0;
-  long long stats_n = 0;
-  double sum_bias = 0, sum_toward_zero = 0, sum_clipped_sq = 0;  // sums of integers: exact
+  StatisticsSums sums;
   std::vector<TileSummary> tiles;
   std::vector<Candidate> worst;  // a min-heap on Candidate::operator>
 };
 
+void count(const ElementJudgement& J, Counts& counts) {
+  switch (J.verdict) {
+    case Verdict::fail_bound: ++counts.bound; break;
+    case Verdict::nonfinite: ++counts.nonfinite; break;
+    case Verdict::unwritten: ++counts.unwritten; break;
+    default: break;
+  }
+  if (J.mark != Mark::exact) ++counts.not_exact;
+}
+
+// Keeps the kWorst largest candidates.
+void offer(std::vector<Candidate>& worst, const Candidate& cand) {
+  const auto heap_order = std::greater<Candidate>();
+  if (worst.size() < kWorst) {
+    worst.push_back(cand);
+    std::push_heap(worst.begin(), worst.end(), heap_order);
+  } else if (cand > worst.front()) {
+    std::pop_heap(worst.begin(), worst.end(), heap_order);
+    worst.back() = cand;
+    std::push_heap(worst.begin(), worst.end(), heap_order);
+  }
+}
+
+// T2's sample: passing, got and expected finite, a bounded allowance and no expected NaN.
+bool in_statistics(const ElementJudgement& J, half_bits got, half_bits expected, const Admissible& adm) {
+  return J.verdict == Verdict::pass && is_finite(got) && is_finite(expected) && J.allowance != kUnbounded &&
+         !adm.nan_expected;
+}
+
+void add_to_statistics(const ElementJudgement& J, half_bits expected, StatisticsSums& sums, double& row_sq) {
+  const double d = std::clamp(J.ulp, -1, 1);
+  ++sums.n;
+  sums.bias += d;
+  sums.toward_zero += sign_bit(expected) ? -d : d;
+  sums.clipped_sq += d * d;
+  const double r = J.ulp / double(std::max(1, J.allowance));
+  row_sq += r * r;
+}
+
 void judge_row(const Expectation& e, const HalfMatrix& got, int i, Comparison& c, Partial& p, double& row_sq) {
   const int N = e.N();
   const int tile_row = e.grid.tile_row_of_row[i];
-  const auto heap_order = std::greater<Candidate>();
   for (int j = 0; j < N; ++j) {
     const half_bits g = got(i, j), x = e.ref.expected(i, j);
     const Admissible adm = e.bounds.at(i, j);
@@ -122,13 +137,7 @@ void judge_row(const Expectation& e, const HalfMatrix& got, int i, Comparison& c
     c.mark(i, j) = static_cast<std::uint8_t>(J.mark);
     c.ulp(i, j) = J.ulp;
     c.allowance(i, j) = J.allowance;
-    switch (J.verdict) {
-      case Verdict::fail_bound: ++p.counts.bound; break;
-      case Verdict::nonfinite: ++p.counts.nonfinite; break;
-      case Verdict::unwritten: ++p.counts.unwritten; break;
-      default: break;
-    }
-    if (J.mark != Mark::exact) ++p.counts.not_exact;
+    count(J, p.counts);
     TileSummary& t = p.tiles[static_cast<size_t>(tile_row) * e.grid.cols + j / e.grid.tile_n];
     ++t.verdicts[static_cast<int>(J.verdict)];
     t.worst = std::max(t.worst, J.mark);
@@ -140,33 +149,95 @@ void judge_row(const Expectation& e, const HalfMatrix& got, int i, Comparison& c
       const std::int32_t a = std::abs(J.ulp);
       ++p.histogram[histogram_bin(a)];
       t.max_abs_ulp = std::max(t.max_abs_ulp, a);
-      if (J.verdict == Verdict::pass && is_finite(g) && is_finite(x) && J.allowance != kUnbounded &&
-          !adm.nan_expected) {
-        const double d = std::clamp(J.ulp, -1, 1);
-        ++p.stats_n;
-        p.sum_bias += d;
-        p.sum_toward_zero += sign_bit(x) ? -d : d;
-        p.sum_clipped_sq += d * d;
-        const double r = J.ulp / double(std::max(1, J.allowance));
-        row_sq += r * r;
-      }
+      if (in_statistics(J, g, x, adm)) add_to_statistics(J, x, p.sums, row_sq);
     }
-    const Candidate cand{severity(J.verdict) * 1e12 + std::min(util, 1e11), static_cast<long long>(i) * N + j};
-    if (p.worst.size() < kWorst) {
-      p.worst.push_back(cand);
-      std::push_heap(p.worst.begin(), p.worst.end(), heap_order);
-    } else if (cand > p.worst.front()) {
-      std::pop_heap(p.worst.begin(), p.worst.end(), heap_order);
-      p.worst.back() = cand;
-      std::push_heap(p.worst.begin(), p.worst.end(), heap_order);
-    }
+    offer(p.worst, {severity(J.verdict) * 1e12 + std::min(util, 1e11), static_cast<long long>(i) * N + j});
   }
 }
 
-}  // namespace
+// ---- merging the threads' shares
 
-Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand& guard,
-                   const CompareOptions& options) {
+void merge_tile(const TileSummary& from, TileSummary& to) {
+  for (int v = 0; v < kVerdicts; ++v) to.verdicts[v] += from.verdicts[v];
+  to.worst = std::max(to.worst, from.worst);
+  to.max_abs_ulp = std::max(to.max_abs_ulp, from.max_abs_ulp);
+  to.max_utilization = std::max(to.max_utilization, from.max_utilization);
+}
+
+// Adds every partial into c (counts, histogram, tiles) and sums; returns all their worst candidates.
+std::vector<Candidate> merge(const std::vector<Partial>& partials, Comparison& c, StatisticsSums& sums) {
+  std::vector<Candidate> worst;
+  for (const Partial& p : partials) {
+    c.counts.bound += p.counts.bound;
+    c.counts.nonfinite += p.counts.nonfinite;
+    c.counts.unwritten += p.counts.unwritten;
+    c.counts.not_exact += p.counts.not_exact;
+    for (int b = 0; b < kHistogramBins; ++b) c.histogram[b] += p.histogram[b];
+    c.not_comparable += p.not_comparable;
+    sums.n += p.sums.n;
+    sums.bias += p.sums.bias;
+    sums.toward_zero += p.sums.toward_zero;
+    sums.clipped_sq += p.sums.clipped_sq;
+    for (size_t t = 0; t < c.tiles.size(); ++t) merge_tile(p.tiles[t], c.tiles[t]);
+    worst.insert(worst.end(), p.worst.begin(), p.worst.end());
+  }
+  return worst;
+}
+
+// A written guard cell counts against the tile of its nearest element.
+void attribute_guard_cells(const Expectation& e, Comparison& c) {
+  for (const GuardCell& g : c.guard.written) {
+    ++c.counts.guard;
+    const auto [r, col] = nearest_element(g, c.M, c.N);
+    TileSummary& t = c.tiles[e.grid.index(r, col)];
+    ++t.verdicts[static_cast<int>(Verdict::guard)];
+    t.worst = Mark::guard;
+  }
+}
+
+void keep_worst(std::vector<Candidate> worst, Comparison& c) {
+  std::sort(worst.begin(), worst.end(), std::greater<Candidate>());
+  for (size_t k = 0; k < worst.size() && k < kWorst; ++k)
+    c.worst.push_back({static_cast<int>(worst[k].index / c.N), static_cast<int>(worst[k].index % c.N)});
+}
+
+void finish_statistics(const StatisticsSums& sums, const std::vector<double>& row_sq, Statistics& stats) {
+  stats.n = sums.n;
+  if (stats.n == 0) return;
+  double sum_sq = 0;
+  for (double r : row_sq) sum_sq += r;  // in row order, whatever the threads
+  const double n = static_cast<double>(stats.n);
+  stats.bias = sums.bias / n;
+  stats.bias_toward_zero = sums.toward_zero / n;
+  stats.rms = std::sqrt(sum_sq / n);
+  stats.bias_error = std::sqrt(sums.clipped_sq / n / n);  // E[d^2] bounds either mean's variance
+}
+
+// ---- the tiers (compare.h)
+
+TierResult exact_tier(const Expectation& e, const CompareOptions& options, const Counts& counts) {
+  if (!options.exact_tier || !e.exact_tier()) return {TierStatus::not_applicable, e.exact_tier() ? "off" : "not an exact case"};
+  return {counts.not_exact == 0 ? TierStatus::pass : TierStatus::fail,
+          cat(counts.not_exact, " element(s) not bitwise equal")};
+}
+
+TierResult bound_tier(const Counts& counts) {
+  return {counts.mismatched() == 0 ? TierStatus::pass : TierStatus::fail, cat(counts.mismatched(), " mismatched")};
+}
+
+TierResult statistics_tier(const CompareOptions& options, const Statistics& stats) {
+  if (!options.statistics_tier) return {TierStatus::not_applicable, "off"};
+  if (stats.n < kStatsMinElements)
+    return {TierStatus::not_applicable, cat("n=", stats.n, " < ", kStatsMinElements, " finite elements")};
+  const double limit = stats.bias_limit();
+  const bool ok = std::fabs(stats.bias) <= limit && std::fabs(stats.bias_toward_zero) <= limit && stats.rms <= kRmsLimit;
+  return {ok ? TierStatus::pass : TierStatus::fail,
+          cat("bias=", fixed(stats.bias, 3), " toward0=", fixed(stats.bias_toward_zero, 3), " rms=",
+              fixed(stats.rms, 3).substr(1), " n=", stats.n, "; limits |bias|<=", fixed(limit, 3).substr(1),
+              " rms<=", kRmsLimit)};
+}
+
+Comparison empty_comparison(const Expectation& e, const HalfMatrix& got, const GuardBand& guard) {
   const int M = e.M(), N = e.N();
   require(got.rows() == M && got.cols() == N, "the output is (", got.rows(), ", ", got.cols(),
           ") but the case is (", M, ", ", N, ")");
@@ -181,80 +252,31 @@ Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand&
   c.guard = guard;
   c.tiles.assign(e.grid.tiles.size(), TileSummary{});
   c.counts.elements = static_cast<long long>(M) * N;
+  return c;
+}
 
+}  // namespace
+
+Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand& guard,
+                   const CompareOptions& options) {
+  Comparison c = empty_comparison(e, got, guard);
   // Rows in parallel; every result is independent of the thread count and of which thread took which
   // row (see Partial). Dynamic scheduling: on a shared machine a descheduled thread's rows are taken
   // over instead of waited for.
   std::vector<Partial> partials(static_cast<size_t>(omp_get_max_threads()));
   for (Partial& p : partials) p.tiles.assign(e.grid.tiles.size(), TileSummary{});
-  std::vector<double> row_sq(M, 0.0);
+  std::vector<double> row_sq(c.M, 0.0);
 #pragma omp parallel for schedule(dynamic)
-  for (int i = 0; i < M; ++i) judge_row(e, got, i, c, partials[omp_get_thread_num()], row_sq[i]);
+  for (int i = 0; i < c.M; ++i) judge_row(e, got, i, c, partials[omp_get_thread_num()], row_sq[i]);
 
-  std::vector<Candidate> worst;
-  double sum_bias = 0, sum_toward_zero = 0, sum_clipped_sq = 0, sum_sq = 0;
-  for (const Partial& p : partials) {
-    c.counts.bound += p.counts.bound;
-    c.counts.nonfinite += p.counts.nonfinite;
-    c.counts.unwritten += p.counts.unwritten;
-    c.counts.not_exact += p.counts.not_exact;
-    for (int b = 0; b < kHistogramBins; ++b) c.histogram[b] += p.histogram[b];
-    c.not_comparable += p.not_comparable;
-    c.stats.n += p.stats_n;
-    sum_bias += p.sum_bias;
-    sum_toward_zero += p.sum_toward_zero;
-    sum_clipped_sq += p.sum_clipped_sq;
-    for (size_t t = 0; t < c.tiles.size(); ++t) {
-      TileSummary& to = c.tiles[t];
-      const TileSummary& from = p.tiles[t];
-      for (int v = 0; v < kVerdicts; ++v) to.verdicts[v] += from.verdicts[v];
-      to.worst = std::max(to.worst, from.worst);
-      to.max_abs_ulp = std::max(to.max_abs_ulp, from.max_abs_ulp);
-      to.max_utilization = std::max(to.max_utilization, from.max_utilization);
-    }
-    worst.insert(worst.end(), p.worst.begin(), p.worst.end());
-  }
-  for (double r : row_sq) sum_sq += r;  // in row order, whatever the threads
-  for (const GuardCell& g : guard.written) {
-    ++c.counts.guard;
-    const auto [r, col] = nearest_element(g, M, N);
-    TileSummary& t = c.tiles[e.grid.index(r, col)];
-    ++t.verdicts[static_cast<int>(Verdict::guard)];
-    t.worst = Mark::guard;
-  }
-  std::sort(worst.begin(), worst.end(), std::greater<Candidate>());
-  for (size_t k = 0; k < worst.size() && k < kWorst; ++k)
-    c.worst.push_back({static_cast<int>(worst[k].index / N), static_cast<int>(worst[k].index % N)});
-
-  if (c.stats.n > 0) {
-    const double n = static_cast<double>(c.stats.n);
-    c.stats.bias = sum_bias / n;
-    c.stats.bias_toward_zero = sum_toward_zero / n;
-    c.stats.rms = std::sqrt(sum_sq / n);
-    c.stats.bias_error = std::sqrt(sum_clipped_sq / n / n);  // E[d^2] bounds either mean's variance
-  }
-  // Tiers.
-  if (options.exact_tier && e.exact_tier()) {
-    c.t0.status = c.counts.not_exact == 0 ? TierStatus::pass : TierStatus::fail;
-    c.t0.detail = cat(c.counts.not_exact, " element(s) not bitwise equal");
-  } else {
-    c.t0.detail = e.exact_tier() ? "off" : "not an exact case";
-  }
-  c.t1.status = c.counts.mismatched() == 0 ? TierStatus::pass : TierStatus::fail;
-  c.t1.detail = cat(c.counts.mismatched(), " mismatched");
-  if (!options.statistics_tier) {
-    c.t2.detail = "off";
-  } else if (c.stats.n < kStatsMinElements) {
-    c.t2.detail = cat("n=", c.stats.n, " < ", kStatsMinElements, " finite elements");
-  } else {
-    const double limit = c.stats.bias_limit();
-    const bool ok = std::fabs(c.stats.bias) <= limit && std::fabs(c.stats.bias_toward_zero) <= limit &&
-                    c.stats.rms <= kRmsLimit;
-    c.t2.status = ok ? TierStatus::pass : TierStatus::fail;
-    c.t2.detail = cat("bias=", fixed(c.stats.bias, 3), " toward0=", fixed(c.stats.bias_toward_zero, 3),
-                      " rms=", fixed(c.stats.rms, 3).substr(1), " n=", c.stats.n, "; limits |bias|<=",
-                      fixed(limit, 3).substr(1), " rms<=", kRmsLimit);
-  }
+  StatisticsSums sums;
+  std::vector<Candidate> worst = merge(partials, c, sums);
+  attribute_guard_cells(e, c);
+  keep_worst(std::move(worst), c);
+  finish_statistics(sums, row_sq, c.stats);
+  c.t0 = exact_tier(e, options, c.counts);
+  c.t1 = bound_tier(c.counts);
+  c.t2 = statistics_tier(options, c.stats);
   if (!c.passed()) c.hints = find_hints(e, c);
   return c;
 }

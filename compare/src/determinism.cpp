@@ -10,22 +10,14 @@
 
 namespace tc {
 
-Determinism check_determinism(const Schedule& s, const std::vector<HalfMatrix>& outputs) {
-  require(outputs.size() >= 2, "determinism needs at least two outputs, got ", outputs.size());
-  const int M = s.shape.M, N = s.shape.N;
-  for (size_t r = 0; r < outputs.size(); ++r)
-    require(outputs[r].rows() == M && outputs[r].cols() == N, "repeat ", r, " is (", outputs[r].rows(), ", ",
-            outputs[r].cols(), ") but the case is (", M, ", ", N, ")");
-  const TileGrid grid = tile_grid(s);
-  Determinism d;
-  d.repeats = static_cast<int>(outputs.size());
-  d.M = M;
-  d.N = N;
-  d.differs = RowMatrix<std::uint8_t>::Zero(M, N);
-  d.tile_differing.assign(grid.tiles.size(), 0);
+namespace {
+
+// Marks every element not bitwise equal in all repeats, counts them per tile, and records the first
+// one's distinct values and the repeats that differ from repeat 0.
+void find_differences(const std::vector<HalfMatrix>& outputs, const TileGrid& grid, Determinism& d) {
   std::vector<bool> repeat_differs(outputs.size(), false);
-  for (int i = 0; i < M; ++i) {
-    for (int j = 0; j < N; ++j) {
+  for (int i = 0; i < d.M; ++i) {
+    for (int j = 0; j < d.N; ++j) {
       const half_bits v0 = outputs[0](i, j);
       bool differs = false;
       for (size_t r = 1; r < outputs.size(); ++r)
@@ -34,18 +26,19 @@ Determinism check_determinism(const Schedule& s, const std::vector<HalfMatrix>& 
       d.differs(i, j) = 1;
       ++d.differing;
       ++d.tile_differing[grid.index(i, j)];
-      if (d.first.first < 0) {
-        d.first = {i, j};
-        for (const HalfMatrix& o : outputs)
-          if (std::find(d.first_values.begin(), d.first_values.end(), o(i, j)) == d.first_values.end())
-            d.first_values.push_back(o(i, j));
-      }
+      if (d.first.first >= 0) continue;
+      d.first = {i, j};
+      for (const HalfMatrix& o : outputs)
+        if (std::find(d.first_values.begin(), d.first_values.end(), o(i, j)) == d.first_values.end())
+          d.first_values.push_back(o(i, j));
     }
   }
   for (size_t r = 1; r < outputs.size(); ++r)
     if (repeat_differs[r]) d.differing_repeats.push_back(static_cast<int>(r));
-  if (d.passed()) return d;
+}
 
+// Where the race most likely is, from which tiles differ and the schedule.
+Hint race_hint(const Schedule& s, const TileGrid& grid, const Determinism& d) {
   long long tiles = 0, multi = 0, multi_total = 0;
   for (size_t t = 0; t < grid.tiles.size(); ++t) {
     const bool m = grid.tiles[t].slice_count() > 1;
@@ -66,8 +59,27 @@ Determinism check_determinism(const Schedule& s, const std::vector<HalfMatrix>& 
   else
     where = "inside a block: a shared-memory race in the pipeline (a missing cp.async wait or barrier) or in the "
             "in-block reduction";
-  d.hints.push_back({HintKind::race, cat("different results on repeat (", d.differing, " elements in ", tiles,
-                                         " tiles) -> a race; ", where)});
+  return {HintKind::race, cat("different results on repeat (", d.differing, " elements in ", tiles,
+                              " tiles) -> a race; ", where)};
+}
+
+}  // namespace
+
+Determinism check_determinism(const Schedule& s, const std::vector<HalfMatrix>& outputs) {
+  require(outputs.size() >= 2, "determinism needs at least two outputs, got ", outputs.size());
+  const int M = s.shape.M, N = s.shape.N;
+  for (size_t r = 0; r < outputs.size(); ++r)
+    require(outputs[r].rows() == M && outputs[r].cols() == N, "repeat ", r, " is (", outputs[r].rows(), ", ",
+            outputs[r].cols(), ") but the case is (", M, ", ", N, ")");
+  const TileGrid grid = tile_grid(s);
+  Determinism d;
+  d.repeats = static_cast<int>(outputs.size());
+  d.M = M;
+  d.N = N;
+  d.differs = RowMatrix<std::uint8_t>::Zero(M, N);
+  d.tile_differing.assign(grid.tiles.size(), 0);
+  find_differences(outputs, grid, d);
+  if (!d.passed()) d.hints.push_back(race_hint(s, grid, d));
   return d;
 }
 

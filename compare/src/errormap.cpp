@@ -100,6 +100,19 @@ void write_elements(const h5::File& f, const Expectation& e, const Comparison& c
   h5::write_matrix(g, "reg", reg);
 }
 
+// Every slice of every tile, one row each: tile_row, tile_col, block, slice_index, slice_count,
+// k_tile_begin, k_tile_end (tiles row-major, slices in reduction order).
+I32Matrix slices_table(const TileGrid& grid) {
+  std::vector<std::array<int, 7>> rows;
+  for (const TileInfo& t : grid.tiles)
+    for (const Slice& sl : t.slices)
+      rows.push_back({t.tile_row, t.tile_col, sl.block, sl.slice_index, sl.slice_count, sl.k_tile_begin, sl.k_tile_end});
+  I32Matrix table(static_cast<Eigen::Index>(rows.size()), 7);
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (int k = 0; k < 7; ++k) table(static_cast<Eigen::Index>(i), k) = rows[i][k];
+  return table;
+}
+
 void write_tiles(const h5::File& f, const Expectation& e, const Comparison& c) {
   const h5::Node g = h5::create_group(f, "tiles");
   const int R = e.grid.rows, C = e.grid.cols;
@@ -109,8 +122,6 @@ void write_tiles(const h5::File& f, const Expectation& e, const Comparison& c) {
       writer(R, C), slice_count(R, C);
   U8Matrix worst(R, C), partial(R, C);
   F64Matrix util(R, C);
-  I32Matrix slices(0, 7);
-  std::vector<std::array<int, 7>> slice_rows;
   for (int r = 0; r < R; ++r) {
     for (int col = 0; col < C; ++col) {
       const size_t t = static_cast<size_t>(r) * C + col;
@@ -129,13 +140,8 @@ void write_tiles(const h5::File& f, const Expectation& e, const Comparison& c) {
       writer(r, col) = info.writer();
       slice_count(r, col) = info.slice_count();
       partial(r, col) = info.partial ? 1 : 0;
-      for (const Slice& sl : info.slices)
-        slice_rows.push_back({r, col, sl.block, sl.slice_index, sl.slice_count, sl.k_tile_begin, sl.k_tile_end});
     }
   }
-  slices.resize(static_cast<Eigen::Index>(slice_rows.size()), 7);
-  for (size_t i = 0; i < slice_rows.size(); ++i)
-    for (int k = 0; k < 7; ++k) slices(static_cast<Eigen::Index>(i), k) = slice_rows[i][k];
   static const char* kNames[kVerdicts] = {"pass", "fail_bound", "nonfinite", "unwritten", "guard"};
   for (int v = 0; v < kVerdicts; ++v) h5::write_matrix(g, kNames[v], verdicts[v]);
   h5::write_matrix(g, "worst", worst);
@@ -150,7 +156,7 @@ void write_tiles(const h5::File& f, const Expectation& e, const Comparison& c) {
   h5::write_matrix(g, "writer", writer);
   h5::write_matrix(g, "slice_count", slice_count);
   h5::write_matrix(g, "partial", partial);
-  h5::write_matrix(g, "slices", slices);
+  h5::write_matrix(g, "slices", slices_table(e.grid));
   h5::write_string_attribute(g, "slices_columns", "tile_row,tile_col,block,slice_index,slice_count,k_tile_begin,k_tile_end");
 }
 

@@ -1,5 +1,8 @@
-// Shared by the two halves of the hint finder: hints.cpp (where failures sit) and
-// hints_inputs.cpp (hypotheses tested on the inputs).
+// Shared by the files of the hint finder: hints.cpp (names, the sampling rule, the order the rules
+// run in) and the rules, grouped by the evidence they read: hints_placement.cpp (where the
+// failures sit), hints_values.cpp (what the failing values and the tiers' statistics say),
+// hints_scales.cpp (ratios of scales) and hints_inputs.cpp (hypotheses tested on the k-chunk sums).
+// Each rule appends the hints it finds to `out`.
 #pragma once
 #include <string>
 #include <utility>
@@ -9,15 +12,38 @@
 
 namespace tc::hints {
 
-// Failing elements (verdict != PASS), in row-major order, and a deterministic spread-out sample.
-std::vector<std::pair<int, int>> failing_elements(const Comparison& c);
-std::vector<std::pair<int, int>> sample(const std::vector<std::pair<int, int>>& all, size_t count);
+using Element = std::pair<int, int>;  // (row, column) of the output
 
-// Hypotheses on the inputs; each appends at most one hint.
-void scale_ratio(const Expectation& e, const Comparison& c, const std::vector<std::pair<int, int>>& fails,
+// Failing elements (verdict != PASS), in row-major order.
+std::vector<Element> failing_elements(const Comparison& c);
+// The hypotheses on the inputs (scale ratios, dropped chunks) are tested on up to 64 out-of-bound
+// elements, spread over the failures, and reported when they explain needed(n) of the n usable.
+std::vector<Element> out_of_bound_sample(const Comparison& c, const std::vector<Element>& fails);
+size_t needed(size_t n);
+
+// Where the failures sit (hints_placement.cpp).
+void unwritten(const Expectation& e, const Comparison& c, std::vector<Hint>& out);
+void guard_and_rows(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
+                    std::vector<Hint>& out);
+void isolated(const Expectation& e, const Comparison& c, const std::vector<Element>& fails, std::vector<Hint>& out);
+void whole_tiles(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
                  std::vector<Hint>& out);
-// A sampled out-of-bound element with what the kernel's accumulator must have been and the 16-deep
-// k-chunk sums of its dot product (computed once, used by both hypotheses below).
+void slices(const Expectation& e, const Comparison& c, std::vector<Hint>& out);
+void block(const Expectation& e, const Comparison& c, std::vector<Hint>& out);
+void layout(const Expectation& e, const std::vector<Element>& fails, std::vector<Hint>& out);
+
+// What the values say (hints_values.cpp).
+void nonfinite(const Expectation& e, const Comparison& c, const std::vector<Element>& fails, std::vector<Hint>& out);
+void tiers(const Comparison& c, std::vector<Hint>& out);
+
+// Ratios of scales (hints_scales.cpp).
+void scale_fetch(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
+                 std::vector<Hint>& out);
+void scale_ratio(const Expectation& e, const Comparison& c, const std::vector<Element>& fails, std::vector<Hint>& out);
+
+// Hypotheses on the inputs (hints_inputs.cpp). A sampled out-of-bound element with what the
+// kernel's accumulator must have been and the 16-deep k-chunk sums of its dot product (computed
+// once, used by both hypotheses below).
 struct InputSample {
   int i = 0;
   int j = 0;
@@ -25,16 +51,12 @@ struct InputSample {
   double rounding = 0;  // how far got's rounding can move it
   std::vector<double> chunks;
 };
-std::vector<InputSample> input_samples(const Expectation& e, const Comparison& c,
-                                       const std::vector<std::pair<int, int>>& fails);
+std::vector<InputSample> input_samples(const Expectation& e, const Comparison& c, const std::vector<Element>& fails);
 // Returns true when a dropped-chunk pattern explains the failures (then low_precision is skipped).
 bool dropped_chunk(const Expectation& e, const std::vector<InputSample>& samples, std::vector<Hint>& out);
 void low_precision(const Expectation& e, const Comparison& c, const std::vector<InputSample>& samples,
                    std::vector<Hint>& out);
 
-std::string describe_tile(const TileInfo& t);  // "(1, 2) [rows 32-63, cols 256-511]"
-std::string describe_slices(const TileInfo& t);  // "b3 k-tiles [0,4) -> b2 [4,8) (writes)"
-std::string percent(long long part, long long whole);
-std::string number(double x, int digits);  // fixed-point
+std::string number(double x, int digits);  // fixed-point, for the texts
 
 }  // namespace tc::hints

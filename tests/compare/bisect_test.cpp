@@ -79,6 +79,25 @@ TEST(Bisect, FindsTheReductionStepThatDeparts) {
   EXPECT_EQ(found.col, 100);
 }
 
+TEST(Bisect, TheMarlinContractAllowsEachStoredFp16Partial) {
+  // Step 1 adds to step 0's partial, stored in fp16 under the marlin contract: off by 0.9 of that
+  // partial's fp16 unit roundoff (times its magnitude sum S0), the sum is within the marlin
+  // allowance and departs under fp32's.
+  for (const Contract contract : {Contract::marlin, Contract::fp32}) {
+    const Expectation e = three_slice_case(contract);
+    const TileInfo& t = e.grid.tiles[0];
+    AccumulatorDump d = exact_dump(e, t);
+    const int k0 = t.slices[0].k_tile_begin * e.schedule.config.tile_k(), depth = e.shape().K - k0;
+    const F64Matrix a = to_double(e.A).cwiseAbs(), w = to_double(dequantize(e.w)).cwiseAbs();
+    const F64Matrix S0 = a.block(t.row0, k0, t.rows, depth) * w.block(k0, t.col0, depth, t.cols);
+    d.after_step[1] += 0.9 * 0x1p-11 * S0;
+    const Departure found = bisect(e, t, d, false);
+    EXPECT_EQ(found.stage, contract == Contract::marlin ? Departure::Stage::none : Departure::Stage::reduction)
+        << name(contract) << ": " << found.text;
+    EXPECT_EQ(found.step, contract == Contract::marlin ? -1 : 1);
+  }
+}
+
 TEST(Bisect, NanInADumpIsADeparture) {
   const Expectation e = three_slice_case(Contract::fp32);
   const TileInfo& t = e.grid.tiles[0];

@@ -18,6 +18,7 @@ namespace tc {
 namespace {
 
 using synthetic::Faults;
+using synthetic::grid_problem;
 using synthetic::model_kernel;
 using synthetic::Problem;
 using synthetic::synthetic_expectation;
@@ -71,12 +72,6 @@ INSTANTIATE_TEST_SUITE_P(
                       Problem{{24, 256, 128, 64}, {2, 8, 8, 4}, 2, Contract::marlin, "exact"},
                       Problem{{20, 256, 128, -1}, {2, 16, 4, -1}, 4, Contract::marlin, "exact"}),
     [](const auto& test) { return synthetic::name(test.param); });
-
-// A problem with several tile rows and columns, a partial M tile, and a mix of single- and
-// multi-slice tiles.
-Problem grid_problem(Contract contract = Contract::fp32, int group = 64) {
-  return Problem{{40, 512, 512, group}, {1, 8, 8, group < 0 ? -1 : group / 16}, 7, contract};
-}
 
 TEST(InjectedFaults, SingleBitFlipIsOneFailureAtItsPlace) {
   const Expectation e = synthetic_expectation(grid_problem());
@@ -182,22 +177,12 @@ TEST(InjectedFaults, TruncatingEpilogueFailsTheExactAndStatisticsTiers) {
   EXPECT_EQ(cx.counts.not_exact, 1);
 }
 
-TEST(Determinism, ReportsDifferingElementsAndTiles) {
-  const Expectation e = synthetic_expectation(grid_problem());
-  HalfMatrix other = e.ref.expected;
-  other(17, 260) ^= 1;
-  other(18, 261) ^= 1;
-  const Determinism d = check_determinism(e.schedule, {e.ref.expected, e.ref.expected, other, e.ref.expected});
-  EXPECT_FALSE(d.passed());
-  EXPECT_EQ(d.differing, 2);
-  EXPECT_EQ(d.differing_repeats, std::vector<int>{2});
-  EXPECT_EQ(d.first, (std::pair<int, int>{17, 260}));
-  EXPECT_EQ(d.first_values.size(), 2u);
-  EXPECT_EQ(d.tile_differing[e.grid.index(17, 260)], 2);
-  const std::string text = determinism_report(e.schedule, d);
-  EXPECT_EQ(text.rfind(cat("Nondeterministic: 2 / ", e.M() * e.N()), 0), 0u) << text;
-  EXPECT_NE(text.find("[race]"), std::string::npos) << text;
-  EXPECT_THROW(check_determinism(e.schedule, {e.ref.expected}), Error);
+TEST(Histogram, BinsMatchTheirLabels) {
+  const std::pair<int, int> cases[] = {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 3}, {5, 4}, {8, 4},
+                                       {9, 5}, {16, 5}, {17, 6}, {64, 6}, {65, 7}, {31744, 7}};
+  for (auto [ulp, bin] : cases) EXPECT_EQ(histogram_bin(ulp), bin) << ulp;
+  EXPECT_STREQ(histogram_label(3), "3-4");
+  EXPECT_STREQ(histogram_label(7), ">64");
 }
 
 TEST(Compare, ResultsDoNotDependOnTheThreadCount) {

@@ -1,20 +1,15 @@
-// The error map round-trips through HDF5 (tilecheck/fixtures/h5.h), its attribution matches tc::locate, and
-// it is byte-reproducible. Golden fixtures made by tc::make_fixture give expectations whose own
-// output passes every tier, for every distribution the catalogue has.
+// The error map round-trips through HDF5 (tilecheck/fixtures/h5.h), its attribution matches
+// tc::locate, and it is byte-reproducible.
 #include "tilecheck/compare/errormap.h"
 
-#include <unistd.h>
-
-#include <filesystem>
 #include <fstream>
 #include <iterator>
 
 #include <gtest/gtest.h>
 
+#include "common/temp_dir.h"
 #include "synthetic.h"
-#include "tilecheck/fixtures/catalogue.h"
 #include "tilecheck/reference/error.h"
-#include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/h5.h"
 #include "tilecheck/compare/poison.h"
 #include "tilecheck/compare/report.h"
@@ -22,24 +17,8 @@
 namespace tc {
 namespace {
 
-namespace fs = std::filesystem;
 using synthetic::Problem;
 using synthetic::synthetic_expectation;
-
-class TempDir {
- public:
-  TempDir()
-      : path_(fs::temp_directory_path() / ("tc_errmap_" + std::to_string(getpid()) + "_" +
-                                           ::testing::UnitTest::GetInstance()->current_test_info()->name())) {
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  std::string file(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
 
 std::string bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -133,31 +112,6 @@ TEST(ErrorMap, IsByteReproducibleAndReplacesAtomically) {
   write_error_map(dir.file("a.h5"), e, c);  // over an existing file
   EXPECT_EQ(bytes(dir.file("a.h5")), bytes(dir.file("b.h5")));
   EXPECT_THROW(write_error_map(dir.file("missing/dir/c.h5"), e, c), Error);
-}
-
-// Every distribution of the catalogue, as tc::make_fixture generates it (specials with NaN and
-// Inf, overflow, one-hot probes, exact), passes every tier with its own expected output.
-TEST(FixtureExpectation, ExpectedOutputOfEveryDistributionPasses) {
-  for (Distribution d : all_distributions()) {
-    for (Contract contract : {Contract::marlin, Contract::fp32}) {
-      for (int group : {64, -1}) {
-        const CaseSpec spec{cat(name(d), "_test"), Shape{16, 256, 256, group}, contract, d, 5};
-        const Fixture f = make_fixture(spec);
-        const Expectation e = make_expectation(f, make_schedule(spec.shape, choose_config(spec.shape), 3), "memory");
-        EXPECT_EQ(e.info.distribution, std::string(name(d)));
-        EXPECT_EQ(e.exact_tier(), d == Distribution::exact);
-        const Comparison c = compare(e, f.ref.expected);
-        EXPECT_TRUE(c.passed()) << spec.id << " " << name(contract) << " group " << group << "\n" << report(e, c);
-      }
-    }
-  }
-}
-
-TEST(FixtureExpectation, RejectsAScheduleOfAnotherShape) {
-  const CaseSpec spec{"normal_test", Shape{16, 256, 256, 64}, Contract::fp32, Distribution::normal, 5};
-  const Fixture f = make_fixture(spec);
-  const Shape other{32, 256, 256, 64};
-  EXPECT_THROW(make_expectation(f, make_schedule(other, choose_config(other), 3)), Error);
 }
 
 }  // namespace

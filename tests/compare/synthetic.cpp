@@ -5,21 +5,13 @@
 
 #include "tilecheck/reference/error.h"
 #include "tilecheck/reference/rng.h"
+#include "common/truncating_fp32.h"
 
 namespace tc::synthetic {
 namespace {
 
-double trunc32(double x) {  // round toward zero to binary32
-  float f = static_cast<float>(x);
-  if (std::fabs(static_cast<double>(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
-  return f;
-}
-double rn16(double x) { return half_to_double(round_to_half(x)); }
-half_bits rz16(double x) {
-  half_bits h = round_to_half(x);
-  if (std::isfinite(x) && std::fabs(half_to_double(h)) > std::fabs(x)) --h;  // sign-magnitude: one step down
-  return h;
-}
+using truncating_fp32::rn16;
+using truncating_fp32::trunc32;
 
 HalfMatrix inputs_a(const Problem& p) {
   const Shape& s = p.shape;
@@ -73,6 +65,10 @@ Expectation synthetic_expectation(const Problem& p) {
   return make_expectation(inputs_a(p), inputs_w(p), p.contract, make_schedule(p.shape, p.config, p.sms), info);
 }
 
+Problem grid_problem(Contract contract, int group, const char* distribution) {
+  return Problem{{40, 512, 512, group}, {1, 8, 8, group < 0 ? -1 : group / 16}, 7, contract, distribution};
+}
+
 HalfMatrix model_kernel(const Expectation& e, const Faults& f) {
   const Shape& s = e.shape();
   const int G = static_cast<int>(e.w.scales.rows()), kb = e.schedule.config.k_blocks;
@@ -83,11 +79,12 @@ HalfMatrix model_kernel(const Expectation& e, const Faults& f) {
       w(k, j) = half_to_double(dequantized_weight(e.w.codes(k, j), e.w.scales(g, j), s.group));
     }
   HalfMatrix C(s.M, s.N);
+  const auto final_rounding = f.epilogue_toward_zero ? truncating_fp32::FinalRounding::toward_zero
+                                                     : truncating_fp32::FinalRounding::nearest;
   for (const TileInfo& t : e.grid.tiles) {
     for (int i = t.row0; i < t.row0 + t.rows; ++i) {
       for (int j = t.col0; j < t.col0 + t.cols; ++j) {
-        double stored = 0;
-        for (size_t n = 0; n < t.slices.size(); ++n) {
+        const double stored = truncating_fp32::reduce_slices(t.slices.size(), e.contract, [&](size_t n) {
           const Slice& sl = t.slices[n];
           double acc = 0;
           for (int step = sl.k_tile_begin * kb; step < sl.k_tile_end * kb; ++step) {
@@ -96,17 +93,11 @@ HalfMatrix model_kernel(const Expectation& e, const Faults& f) {
             for (int k = 16 * step; k < 16 * step + 16; ++k) sum += a(i, k) * w(k, j);
             acc = f.fp16_accumulation ? rn16(acc + sum) : trunc32(acc + sum);
           }
-          if (n > 0) acc = trunc32(acc + stored);
-          stored = (e.contract == Contract::marlin && n + 1 < t.slices.size()) ? rn16(acc) : acc;
-        }
-        const auto to_half = [&](double x) { return f.epilogue_toward_zero ? rz16(x) : round_to_half(x); };
-        if (!is_per_column(s.group)) {
-          C(i, j) = to_half(stored);
-          continue;
-        }
+          return acc;
+        });
         const int col = t.writer() == f.wrong_column_scale_of ? (j ^ 1) : j;
-        const double sc = half_to_double(e.w.scales(0, col));
-        C(i, j) = e.contract == Contract::marlin ? to_half(rn16(stored) * sc) : to_half(static_cast<float>(stored * sc));
+        const double scale = is_per_column(s.group) ? half_to_double(e.w.scales(0, col)) : 1.0;
+        C(i, j) = truncating_fp32::epilogue(stored, s.group, scale, e.contract, final_rounding);
       }
     }
   }

@@ -23,6 +23,10 @@ void PrintTo(const Problem& p, std::ostream* out);
 
 Expectation synthetic_expectation(const Problem& p);
 
+// 40 rows (tile rows 0-1 full, tile row 2 the 8-row tail), 4 tile columns of 128, K = 512 in 4
+// k-tiles, 7 blocks: a mix of single- and multi-slice tiles.
+Problem grid_problem(Contract contract = Contract::fp32, int group = 64, const char* distribution = "normal");
+
 // The model: every output tile's slices each sum their k-range in 16-deep steps into an fp32
 // accumulator that truncates (the worst case the bounds model), the slices combine in reduction
 // order (fp16 partial sums under the marlin contract), then the contract's epilogue.

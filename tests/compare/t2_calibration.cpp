@@ -2,7 +2,7 @@
 // accumulation, and with a truncating epilogue, over shapes, grid sizes, both contracts and two
 // input distributions, and prints T1's failure share and T2's statistics for each. The thresholds in
 // tilecheck/compare/compare.h and their justification in docs/numerics.md ("Statistics tier (T2)") come
-// from this table. Not a test: run build/<preset>/tests/compare_t2_calibration (about 3 minutes).
+// from this table. Not a test: run build/<preset>/tests/compare/compare_t2_calibration (about 3 minutes).
 #include <algorithm>
 #include <cstdio>
 

@@ -1,10 +1,8 @@
-// The per-element rules: verdicts, marks, signed ULP distances, allowances, the T0 rule, the
-// histogram bins and the guard-band split.
+// The per-element rules: verdicts, marks, signed ULP distances, allowances, the T0 rule.
 #include "tilecheck/compare/verdict.h"
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/compare/compare.h"
 #include "tilecheck/reference/error.h"
 #include "tilecheck/compare/poison.h"
 
@@ -129,35 +127,6 @@ TEST(Allowance, IsTheReachOnTheSideOfTheError) {
   EXPECT_EQ(utilization(3, 2), 1.5);
   EXPECT_EQ(utilization(-1, 0), 1.0) << "an allowance of 0 counts as 1";
   EXPECT_TRUE(std::isinf(utilization(kNotComparable, 4)));
-}
-
-TEST(Histogram, BinsMatchTheirLabels) {
-  const std::pair<int, int> cases[] = {{0, 0}, {1, 1}, {2, 2}, {3, 3}, {4, 3}, {5, 4}, {8, 4},
-                                       {9, 5}, {16, 5}, {17, 6}, {64, 6}, {65, 7}, {31744, 7}};
-  for (auto [ulp, bin] : cases) EXPECT_EQ(histogram_bin(ulp), bin) << ulp;
-  EXPECT_STREQ(histogram_label(3), "3-4");
-  EXPECT_STREQ(histogram_label(7), ">64");
-}
-
-TEST(GuardBand, SplitsAPaddedBuffer) {
-  HalfMatrix buffer = HalfMatrix::Constant(4 + 2 + 1, 3 + 1 + 2, kPoison);  // top 2, bottom 1, left 1, right 2
-  buffer.block(2, 1, 4, 3).setConstant(kOne);
-  buffer(6, 1) = 0x1234;  // one row below the output, its first column
-  buffer(3, 5) = 0x4321;  // row 1, two columns right of the output
-  const HalfMatrix inner = interior(buffer, 2, 1, 1, 2);
-  EXPECT_EQ(inner.rows(), 4);
-  EXPECT_EQ(inner.cols(), 3);
-  EXPECT_TRUE((inner.array() == kOne).all());
-  const GuardBand g = guard_band(buffer, 2, 1, 1, 2);
-  EXPECT_EQ(g.cells, 7 * 6 - 12);
-  ASSERT_EQ(g.written.size(), 2u);
-  EXPECT_EQ(g.written[0].row, 1);
-  EXPECT_EQ(g.written[0].col, 4);
-  EXPECT_EQ(g.written[1].row, 4);
-  EXPECT_EQ(g.written[1].col, 0);
-  EXPECT_EQ(g.written[1].bits, 0x1234);
-  EXPECT_EQ(nearest_element(g.written[0], 4, 3), (std::pair<int, int>{1, 2}));
-  EXPECT_THROW(interior(buffer, 4, 0, 4, 0), Error);
 }
 
 }  // namespace

@@ -13,17 +13,13 @@
 
 #include "tilecheck/reference/gemm.h"
 #include "common/test_inputs.h"
+#include "common/truncating_fp32.h"
 
 namespace tc {
 namespace {
 
-double trunc32(double x) {  // round toward zero to binary32
-  float f = static_cast<float>(x);
-  if (std::fabs(static_cast<double>(f)) > std::fabs(x)) f = std::nextafter(f, 0.0f);
-  return f;
-}
-double rn32(double x) { return static_cast<float>(x); }
-double rn16(double x) { return half_to_double(round_to_half(x)); }
+using truncating_fp32::rn16;
+using truncating_fp32::trunc32;
 
 // One output element the way a Marlin-style kernel may compute it: each slice sums its k-range in
 // 16-deep MMA steps taken in a random order, spread over `warp_rows` partial accumulators that are
@@ -32,8 +28,7 @@ double rn16(double x) { return half_to_double(round_to_half(x)); }
 half_bits emulate_element(const F64Matrix& a, const F64Matrix& w, int i, int j, half_bits scale, int group,
                           Contract contract, const std::vector<Slice>& slices, int tile_k,
                           const CounterRng& rng, std::uint64_t counter) {
-  double stored = 0;
-  for (size_t n = 0; n < slices.size(); ++n) {
+  const double stored = truncating_fp32::reduce_slices(slices.size(), contract, [&](size_t n) {
     std::vector<int> steps;
     for (int k = slices[n].k_tile_begin * tile_k; k < slices[n].k_tile_end * tile_k; k += 16) steps.push_back(k);
     for (size_t s = steps.size(); s > 1; --s)
@@ -44,15 +39,9 @@ half_bits emulate_element(const F64Matrix& a, const F64Matrix& w, int i, int j, 
       for (int k = steps[s]; k < steps[s] + 16; ++k) acc = trunc32(acc + a(i, k) * w(k, j));
       warps[s % 4] = acc;
     }
-    double sum = trunc32(trunc32(warps[0] + warps[1]) + trunc32(warps[2] + warps[3]));
-    if (n > 0) sum = trunc32(sum + stored);
-    stored = (contract == Contract::marlin && n + 1 < slices.size()) ? rn16(sum) : sum;
-  }
-  const double acc = stored;
-  if (!is_per_column(group)) return round_to_half(acc);
-  const double s = half_to_double(scale);
-  if (contract == Contract::marlin) return round_to_half(rn16(acc) * s);
-  return round_to_half(rn32(acc * s));
+    return trunc32(trunc32(warps[0] + warps[1]) + trunc32(warps[2] + warps[3]));
+  });
+  return truncating_fp32::epilogue(stored, group, half_to_double(scale), contract);
 }
 
 struct EmulationCase {

@@ -18,31 +18,18 @@
 #include <vector>
 
 #include "tilecheck/compare/expectation.h"
+#include "tilecheck/compare/guard_band.h"
 #include "tilecheck/compare/hints.h"
 #include "tilecheck/reference/matrix.h"
 #include "tilecheck/compare/verdict.h"
 
 namespace tc {
 
-// A guard cell in output coordinates: outside [0, M) x [0, N), e.g. row M or column -1.
-struct GuardCell {
-  int row = 0;
-  int col = 0;
-  half_bits bits = 0;
-};
-struct GuardBand {
-  long long cells = 0;             // guard cells checked
-  std::vector<GuardCell> written;  // those that no longer hold kPoison
-};
-// The harness allocates C with margins (rows above/below, columns left/right) poisoned like C;
-// these split such a buffer into the output and its guard band.
-HalfMatrix interior(const HalfMatrix& buffer, int top, int left, int bottom, int right);
-GuardBand guard_band(const HalfMatrix& buffer, int top, int left, int bottom, int right);
-
 constexpr long long kStatsMinElements = 256;
-constexpr double kBiasLimit = 0.1;   // ULP; a directed-rounding epilogue gives 0.25-0.5, correct <= 0.02
+// Measured on the kernel model (docs/numerics.md, "Statistics tier (T2)"):
+constexpr double kBiasLimit = 0.1;   // ULP; correct <= 0.018, a directed rounding 0.25-0.51 where T1 passes
 constexpr double kBiasSigmas = 5;    // and the bias must be this many standard errors from zero
-constexpr double kRmsLimit = 0.5;    // correct kernels measured <= 0.36
+constexpr double kRmsLimit = 0.5;    // correct kernels measured <= 0.373 (positive data, marlin, 5 blocks)
 
 // Histogram of |ulp| over comparable elements: {0, 1, 2, 3-4, 5-8, 9-16, 17-64, >64}.
 constexpr int kHistogramBins = 8;
@@ -109,8 +96,5 @@ struct Comparison {
 
 Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand& guard = {},
                    const CompareOptions& options = {});
-
-// The element of the output nearest to a guard cell (its coordinates clamped into the output).
-std::pair<int, int> nearest_element(const GuardCell& g, int M, int N);
 
 }  // namespace tc
