@@ -16,6 +16,8 @@
 
 #include "ptx.cuh"
 #include "tilecheck/kernel/smem_layout.h"
+#include "tilecheck/reference/mma_layout.h"
+#include "tilecheck/reference/scale_permutation.h"
 #include "tilecheck/reference/stripe.h"
 #include "variants.h"
 
@@ -43,16 +45,11 @@ __device__ inline void dequantize_word(std::uint32_t word, std::uint32_t (&block
   decode(word >> 8, block1);
 }
 
-// Position of natural column `c` of a tile in the permuted per-column scale row (Marlin's order
-// new[8i + m] = old[2i + {0,1,8,9,16,17,24,25}[m]] per 32 columns); the mutant reads it with the
-// grouped permutation instead.
+// Position of natural column `c` of a tile in the permuted per-column scale row; the mutant reads
+// it with the grouped permutation instead.
 __device__ inline int column_scale_slot(int c) {
-  if constexpr (mutant(kMutWrongColumnPermutation)) {
-    const int c64 = c % 64;
-    return c - c64 + 8 * (c64 % 8) + c64 / 8;
-  }
-  const int c32 = c % 32;
-  return c - c32 + 8 * ((c32 % 8) / 2) + 2 * (c32 / 8) + c32 % 2;
+  if constexpr (mutant(kMutWrongColumnPermutation)) return scale_permutation::grouped_position(c);
+  return scale_permutation::per_column_position(c);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -126,7 +123,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   constexpr SmemLayout L =
       smem_layout(M_BLOCKS, N_BLOCKS, K_BLOCKS, GROUP_BLOCKS, mutant(kMutScalesInReduceScratch));
   static_assert(L.tile_bytes <= L.scale_begin, "the epilogue tile must fit in the stage area");
-  constexpr int kWarpCols = N_BLOCKS / 4;           // each warp owns 64 columns of the tile
+  constexpr int kWarpCols = 16 * N_BLOCKS / mma::kWarpTileCols;  // each owns 64 columns of the tile
   constexpr int kWarpRows = 8 / kWarpCols;          // warps sharing those columns split K
   constexpr int kSubTiles = K_BLOCKS / kWarpRows;   // 16-deep sub-tiles per warp per stage
   static_assert(K_BLOCKS % kWarpRows == 0, "k_blocks must split evenly over the warp rows");
@@ -295,8 +292,8 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
             for (int tile = 0; tile < 4; ++tile)
               for (int b = 0; b < 2; ++b)
                 for (int i = 0; i < 4; ++i)
-                  d[(mb * 16 + lane / 4 + 8 * (i / 2)) * kTileCols + warp_col * 64 + tile * 16 + b * 8 +
-                    2 * (lane % 4) + i % 2] = acc[mb][tile][b][i];
+                  d[(mb * 16 + mma::accumulator_row(lane, i)) * kTileCols + warp_col * mma::kWarpTileCols +
+                    tile * 16 + b * 8 + mma::accumulator_col(lane, i)] = acc[mb][tile][b][i];
         }
       }
       wait_stage();
@@ -318,9 +315,9 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
 #pragma unroll
             for (int b = 0; b < 2; ++b)
 #pragma unroll
-              for (int h = 0; h < 2; ++h) {  // accumulator rows lane/4 and lane/4 + 8
-                const int row = mb * 16 + lane / 4 + 8 * h;
-                const int col = warp_col * 64 + tile * 16 + b * 8 + 2 * (lane % 4);
+              for (int h = 0; h < 2; ++h) {  // registers 2h, 2h + 1: adjacent columns of one row
+                const int row = mb * 16 + mma::accumulator_row(lane, 2 * h);
+                const int col = warp_col * mma::kWarpTileCols + tile * 16 + b * 8 + mma::accumulator_col(lane, 2 * h);
                 float2* dst = reinterpret_cast<float2*>(sh_tile + row * kTileCols + col);
                 const float2 v = make_float2(acc[mb][tile][b][2 * h], acc[mb][tile][b][2 * h + 1]);
                 if (r == 0) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tilecheck/reference/error.h"
+#include "tilecheck/reference/mma_layout.h"
 #include "tilecheck/reference/stripe.h"
 
 namespace tc {
@@ -150,6 +151,11 @@ Schedule make_schedule(const Shape& shape, const TileConfig& config, int sms, in
   return s;
 }
 
+AccumulatorPlace accumulator_place(int row_in_tile, int col_in_tile) {
+  const int r = row_in_tile % mma::kAccumulatorRows, c = col_in_tile % mma::kAccumulatorCols;
+  return {col_in_tile / mma::kWarpTileCols, mma::accumulator_lane(r, c), mma::accumulator_reg(r, c)};
+}
+
 ElementPlace locate(const Schedule& s, int row, int col) {
   require(row >= 0 && row < s.shape.M && col >= 0 && col < s.shape.N, "element (", row, ", ", col,
           ") is outside the (", s.shape.M, ", ", s.shape.N, ") output");
@@ -171,11 +177,10 @@ ElementPlace locate(const Schedule& s, int row, int col) {
     p.col_in_tile = col % s.config.tile_n();
     break;
   }
-  // Each warp column owns 64 columns of the tile; within them n16 tile t, n8 block b of the mma.
-  p.warp = p.col_in_tile / 64;
-  const int r = p.row_in_tile % 16, c = p.col_in_tile % 8;
-  p.lane = 4 * (r % 8) + c / 2;
-  p.reg = (c % 2) + 2 * (r / 8);
+  const AccumulatorPlace a = accumulator_place(p.row_in_tile, p.col_in_tile);
+  p.warp = a.warp;
+  p.lane = a.lane;
+  p.reg = a.reg;
   return p;
 }
 

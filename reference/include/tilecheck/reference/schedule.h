@@ -101,6 +101,14 @@ struct ElementPlace {
   int reg = 0;
 };
 ElementPlace locate(const Schedule& s, int row, int col);
+// The accumulator that holds element (row, col) of an output tile after the block reduction:
+// the kernel's warp column and the mma lane and register (tilecheck/reference/mma_layout.h).
+struct AccumulatorPlace {
+  int warp = 0;
+  int lane = 0;
+  int reg = 0;
+};
+AccumulatorPlace accumulator_place(int row_in_tile, int col_in_tile);
 // The slices that produce the element's output tile, in reduction order.
 std::vector<Slice> slices_of(const Schedule& s, const ElementPlace& place);
 // The reduction order as every report prints it:
