@@ -15,6 +15,7 @@
 #include <cuda_fp16.h>
 
 #include "ptx.cuh"
+#include "tilecheck/kernel/plugin.h"  // tc_contract
 #include "tilecheck/kernel/smem_layout.h"
 #include "tilecheck/reference/mma_layout.h"
 #include "tilecheck/reference/scale_permutation.h"
@@ -69,7 +70,7 @@ struct KernelArgs {
   int N;
   int K;
   int par;
-  int contract;  // 0 marlin, 1 fp32 (tc_contract)
+  tc_contract contract;
   // The dump variant (TC_ACC_DUMP) only: for the tile of schedule column `dump_column`, each warp
   // row's accumulators after every k-tile, then the running sum after every reduction step
   // (layout: tilecheck/kernel/kernel_api.h, tc_kernel_run_dump).
@@ -342,7 +343,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     // ---- global reduction: blocks sharing the column add in slice order, one at a time ----
     if (slice_count > 1) {
       int* lock = args.locks + column;
-      const bool fp32_partials = args.contract == 1;
+      const bool fp32_partials = args.contract == TC_CONTRACT_FP32;
       if (slice_idx > 0) {
         if (!mutant(kMutNoLock) && tid == 0) wait_for_turn(lock, slice_idx, column);
         __syncthreads();
@@ -423,7 +424,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
           float v = src[e];
           if constexpr (kPerColumn) {
             const __half s = reinterpret_cast<const __half*>(sh_col_s)[column_scale_slot(8 * c8 + e)];
-            if (args.contract == 1) {
+            if (args.contract == TC_CONTRACT_FP32) {
               v *= __half2float(s);  // fp32: scale in fp32, round once
             } else {
               v = __half2float(__hmul(__float2half_rn(v), s));  // marlin: round, then scale in fp16
