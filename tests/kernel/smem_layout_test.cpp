@@ -17,9 +17,10 @@
 
 #include <gtest/gtest.h>
 
+#include "common/library_configs.h"
+#include "tilecheck/kernel/smem_layout.h"
 #include "tilecheck/reference/error.h"
 #include "tilecheck/reference/schedule.h"
-#include "tilecheck/kernel/smem_layout.h"
 
 namespace tc {
 namespace {
@@ -30,15 +31,7 @@ constexpr int kSmemLimitBytes = 163 * 1024;
 constexpr const char* kDocPath = "docs/smem-layout.md";
 constexpr const char* kRegenerateEnv = "TC_WRITE_SMEM_DOC";
 
-// The kernel library's 32 configurations (kernel/src/kernel_table.h): m_blocks 1-4 x tiles
-// 128x128 (n8 k8) and 256x64 (n16 k4) x group_blocks -1, 2, 4, 8.
-std::vector<TileConfig> library_configs() {
-  std::vector<TileConfig> configs;
-  for (int m = 1; m <= 4; ++m)
-    for (const auto& [n, k] : {std::pair{8, 8}, std::pair{16, 4}})
-      for (int g : {-1, 2, 4, 8}) configs.push_back({m, n, k, g});
-  return configs;
-}
+using testing::library_configs;
 
 SmemLayout layout_of(const TileConfig& c, bool scales_in_scratch = false) {
   return smem_layout(c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks, scales_in_scratch);
@@ -234,13 +227,6 @@ TEST_P(SmemLayoutConfig, ASwizzleStaysInsideItsRow) {
 std::string config_name(const ::testing::TestParamInfo<TileConfig>& info) { return name(info.param); }
 
 INSTANTIATE_TEST_SUITE_P(Library, SmemLayoutConfig, ::testing::ValuesIn(library_configs()), config_name);
-
-TEST(SmemLayoutLibrary, HasThe32Configurations) {
-  const std::vector<TileConfig> configs = library_configs();
-  ASSERT_EQ(configs.size(), 32u);
-  for (size_t i = 0; i < configs.size(); ++i)
-    for (size_t j = i + 1; j < configs.size(); ++j) EXPECT_NE(configs[i], configs[j]) << name(configs[i]);
-}
 
 // ---- the checker catches the seed issue's suspected layout ----
 
