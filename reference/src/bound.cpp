@@ -102,61 +102,58 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
   const bool precise = contract == Contract::marlin && double(M) * N * K <= precise_partial_work;
   F64Matrix a, a_abs;  // made when the first column with a stored partial needs them
   const int tile_n = schedule.config.tile_n(), tile_k = schedule.config.tile_k();
-  for (const LaunchSchedule& launch : schedule.launches) {
-    const int chunk_rows = 16 * launch.plan.m_blocks;
-    for (int column = 0; column < launch.columns; ++column) {
-      const int row0 = launch.plan.row_begin + launch.chunk_of(column) * chunk_rows;
-      const int rows = std::min(chunk_rows, launch.plan.row_begin + launch.plan.rows - row0);
-      const int col0 = launch.n_tile_of(column) * tile_n;
-      const int first = launch.column_start[column], count = launch.column_start[column + 1] - first;
-      // Partial sums stored in fp16 (marlin): after reduction steps 0 .. count-2, each the sum over
-      // the k-tiles from that step's slice to the end of K. One pass from the last k-tile down
-      // accumulates them all (suffix sums), so the cost is one tile GEMM whatever the slice count.
-      std::vector<F64Matrix> partial_S(precise ? count - 1 : 0);
-      std::vector<F64Matrix> partial_y(partial_S.size());
-      if (!partial_S.empty()) {
-        if (a.size() == 0) {
-          a = to_double(A);
-          a_abs = a.cwiseAbs();
-        }
-        F64Matrix suffix_S = F64Matrix::Zero(rows, tile_n), suffix_y = F64Matrix::Zero(rows, tile_n);
-        const int steps = static_cast<int>(partial_S.size());
-        const auto begin_of = [&](int j) { return launch.slices[launch.column_slices[first + j]].k_tile_begin; };
-        int step = 0;  // slice 0 of the order holds the deepest k-tiles, so its boundary comes first
-        for (int t = launch.k_tiles - 1; step < steps && t >= 0; --t) {
-          // w^ tile by tile: a (K, N) double copy per schedule cost more than the products
-          const F64Matrix w_hat = to_double(dequantize(w, t * tile_k, col0, tile_k, tile_n));
-          suffix_S.noalias() += a_abs.block(row0, t * tile_k, rows, tile_k) * w_hat.cwiseAbs();
-          suffix_y.noalias() += a.block(row0, t * tile_k, rows, tile_k) * w_hat;
-          for (; step < steps && t == begin_of(step); ++step) {
-            partial_S[step] = suffix_S;
-            partial_y[step] = suffix_y;
-          }
-        }
+  for_each_tile(schedule, [&](const OutputTile& tile) {
+    const LaunchSchedule& launch = schedule.launches[tile.launch];
+    const int row0 = tile.row0, rows = tile.rows, col0 = tile.col0;
+    const std::vector<Slice> order = slices_of(launch, tile.column);
+    const int count = static_cast<int>(order.size());
+    // Partial sums stored in fp16 (marlin): after reduction steps 0 .. count-2, each the sum over
+    // the k-tiles from that step's slice to the end of K. One pass from the last k-tile down
+    // accumulates them all (suffix sums), so the cost is one tile GEMM whatever the slice count.
+    std::vector<F64Matrix> partial_S(precise ? count - 1 : 0);
+    std::vector<F64Matrix> partial_y(partial_S.size());
+    if (!partial_S.empty()) {
+      if (a.size() == 0) {
+        a = to_double(A);
+        a_abs = a.cwiseAbs();
       }
-      std::vector<double> Sj(partial_S.size());
-      for (int r = 0; r < rows; ++r) {
-        for (int c = 0; c < tile_n; ++c) {
-          const int i = row0 + r, j = col0 + c;
-          if (precise) {
-            for (size_t p = 0; p < partial_S.size(); ++p) Sj[p] = partial_S[p](r, c);
-          } else if (contract == Contract::marlin) {
-            Sj.assign(count - 1, S(i, j));  // each stored partial charged the whole S
-          }
-          const double E = error_bound(S(i, j), K, count - 1, Sj);
-          Admissible adm = admissible_output(y_exact(i, j), E, w.scales(0, j), w.group, contract);
-          for (size_t p = 0; p < partial_y.size(); ++p)  // an fp16 partial may round to Inf
-            if (std::fabs(partial_y[p](r, c)) + E >= kHalfOverflow) adm.unbounded = true;
-          if (contract == Contract::marlin && !precise && count > 1 && S(i, j) + E >= kHalfOverflow)
-            adm.unbounded = true;
-          b.key_lo(i, j) = adm.key_lo;
-          b.key_hi(i, j) = adm.key_hi;
-          b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));
-          b.E(i, j) = E;
+      F64Matrix suffix_S = F64Matrix::Zero(rows, tile_n), suffix_y = F64Matrix::Zero(rows, tile_n);
+      const int steps = static_cast<int>(partial_S.size());
+      const auto begin_of = [&](int j) { return order[j].k_tile_begin; };
+      int step = 0;  // slice 0 of the order holds the deepest k-tiles, so its boundary comes first
+      for (int t = launch.k_tiles - 1; step < steps && t >= 0; --t) {
+        // w^ tile by tile: a (K, N) double copy per schedule cost more than the products
+        const F64Matrix w_hat = to_double(dequantize(w, t * tile_k, col0, tile_k, tile_n));
+        suffix_S.noalias() += a_abs.block(row0, t * tile_k, rows, tile_k) * w_hat.cwiseAbs();
+        suffix_y.noalias() += a.block(row0, t * tile_k, rows, tile_k) * w_hat;
+        for (; step < steps && t == begin_of(step); ++step) {
+          partial_S[step] = suffix_S;
+          partial_y[step] = suffix_y;
         }
       }
     }
-  }
+    std::vector<double> Sj(partial_S.size());
+    for (int r = 0; r < rows; ++r) {
+      for (int c = 0; c < tile_n; ++c) {
+        const int i = row0 + r, j = col0 + c;
+        if (precise) {
+          for (size_t p = 0; p < partial_S.size(); ++p) Sj[p] = partial_S[p](r, c);
+        } else if (contract == Contract::marlin) {
+          Sj.assign(count - 1, S(i, j));  // each stored partial charged the whole S
+        }
+        const double E = error_bound(S(i, j), K, count - 1, Sj);
+        Admissible adm = admissible_output(y_exact(i, j), E, w.scales(0, j), w.group, contract);
+        for (size_t p = 0; p < partial_y.size(); ++p)  // an fp16 partial may round to Inf
+          if (std::fabs(partial_y[p](r, c)) + E >= kHalfOverflow) adm.unbounded = true;
+        if (contract == Contract::marlin && !precise && count > 1 && S(i, j) + E >= kHalfOverflow)
+          adm.unbounded = true;
+        b.key_lo(i, j) = adm.key_lo;
+        b.key_hi(i, j) = adm.key_hi;
+        b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));
+        b.E(i, j) = E;
+      }
+    }
+  });
   return b;
 }
 

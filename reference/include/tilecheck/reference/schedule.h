@@ -5,6 +5,7 @@
 // The kernel's host code plans its launches with plan_launches(); the comparator uses the whole
 // schedule to attribute every output element to its thread block, slice and reduction order.
 #pragma once
+#include <algorithm>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -87,6 +88,46 @@ struct Schedule {
 };
 Schedule make_schedule(const Shape& shape, const TileConfig& config, int sms,
                        int max_par = kDefaultMaxPar);
+
+// One output tile: where it lies in the output and which launch column computes it.
+struct OutputTile {
+  int launch = 0;    // index into Schedule::launches
+  int column = 0;    // schedule column within the launch: chunk * n_tiles + tile_col
+  int tile_row = 0;  // output tile grid coordinates
+  int tile_col = 0;
+  int row0 = 0;      // output rows [row0, row0 + rows), columns [col0, col0 + cols)
+  int rows = 0;      // fewer than the tile height on the M tail
+  int col0 = 0;
+  int cols = 0;
+};
+
+// Calls visit(const OutputTile&) for every output tile of the schedule, in the tile grid's
+// row-major order: launch by launch, each launch's chunks (tile rows), each row left to right.
+template <typename Visit>
+void for_each_tile(const Schedule& s, Visit&& visit) {
+  const int tile_n = s.config.tile_n();
+  int tile_row = 0;
+  for (int l = 0; l < static_cast<int>(s.launches.size()); ++l) {
+    const LaunchSchedule& launch = s.launches[l];
+    const int chunk_rows = 16 * launch.plan.m_blocks;
+    for (int chunk = 0; chunk < launch.plan.par; ++chunk, ++tile_row) {
+      OutputTile t;
+      t.launch = l;
+      t.tile_row = tile_row;
+      t.row0 = launch.plan.row_begin + chunk * chunk_rows;
+      t.rows = std::min(chunk_rows, launch.plan.row_begin + launch.plan.rows - t.row0);
+      t.cols = tile_n;
+      for (t.tile_col = 0; t.tile_col < launch.n_tiles; ++t.tile_col) {
+        t.column = chunk * launch.n_tiles + t.tile_col;
+        t.col0 = t.tile_col * tile_n;
+        visit(static_cast<const OutputTile&>(t));
+      }
+    }
+  }
+}
+
+// The slices that sum schedule column `column` of a launch, in reduction order (the last writes).
+std::vector<Slice> slices_of(const LaunchSchedule& launch, int column);
 
 // Where output element (row, col) is computed.
 struct ElementPlace {
