@@ -25,9 +25,10 @@ constexpr int kWarpTileCols = 64;  // columns of the block tile per warp column
 TC_HOST_DEVICE constexpr int accumulator_row(int lane, int reg) { return lane / 4 + 8 * (reg / 2); }
 TC_HOST_DEVICE constexpr int accumulator_col(int lane, int reg) { return 2 * (lane % 4) + reg % 2; }
 
-// (row, col) of the 16x8 accumulator tile -> (lane, register); the inverse of the two above.
-TC_HOST_DEVICE constexpr int accumulator_lane(int row, int col) { return 4 * (row % 8) + col / 2; }
-TC_HOST_DEVICE constexpr int accumulator_reg(int row, int col) { return col % 2 + 2 * (row / 8); }
+// (row, col) of the 16x8 accumulator tile -> (lane, register); the inverse of the two above. Host
+// only: the kernel goes from its registers to positions, never back.
+constexpr int accumulator_lane(int row, int col) { return 4 * (row % 8) + col / 2; }
+constexpr int accumulator_reg(int row, int col) { return col % 2 + 2 * (row / 8); }
 
 }  // namespace mma
 }  // namespace tc
