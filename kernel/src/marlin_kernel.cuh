@@ -1,10 +1,11 @@
 // The kernel under test: C = A * dequant(B) for 4-bit weights in the Marlin packed format.
 //   A: (rows, K) fp16 row-major   B: (K/16, 2N) int32 packed   scales: (G, N) fp16 permuted
 //   C: (rows, N) fp16 row-major
-// Written from the published algorithm (research/marlin.md): 256 threads, one block per SM, a
-// striped partition of k-tiles (tilecheck/reference/stripe.h), a 4-stage cp.async pipeline, ldmatrix and
-// mma.sync m16n8k16 with fp32 accumulation, a block reduction in shared memory, a cross-block
-// reduction ordered by per-column locks, and per-column scales fetched by the last block.
+// Written from the published Marlin algorithm: 256 threads, one block per SM, a striped partition
+// of k-tiles (tilecheck/reference/stripe.h), a 4-stage cp.async pipeline, ldmatrix and mma.sync
+// m16n8k16 with fp32 accumulation (tilecheck/reference/mma_layout.h), a block reduction in shared
+// memory, a cross-block reduction ordered by per-column locks, and per-column scales fetched by
+// the last block (tilecheck/reference/scale_permutation.h).
 //
 // Sections: 1 dequantization  2 kernel arguments  3 the kernel: slice setup, pipeline, main loop,
 // block reduction, global reduction, write-out. Compile-time variants and mutants: variants.h.
