@@ -146,7 +146,8 @@ void launch_all(const tc_problem* p, const Resolved& r, const Debug& debug) {
     TileConfig config = r.config;
     config.m_blocks = plan.m_blocks;
     const device::KernelEntry entry = device::find_kernel(config);
-    if (entry.kernel == nullptr) fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(config), " (built: ", built_configs(), ")"));
+    if (entry.kernel == nullptr)
+      fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(config), " (built: ", built_configs(), ")"));
     TC_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(entry.kernel),
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, entry.smem_bytes));
     int per_sm = 0;

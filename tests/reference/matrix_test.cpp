@@ -10,7 +10,9 @@
 namespace tc {
 namespace {
 
-bool same_double(double a, double b) { return std::isnan(a) ? std::isnan(b) : a == b && std::signbit(a) == std::signbit(b); }
+bool same_double(double a, double b) {
+  return std::isnan(a) ? std::isnan(b) : a == b && std::signbit(a) == std::signbit(b);
+}
 
 // 256 x 256 holds every bit pattern once: large enough for the parallel loop.
 TEST(Matrix, ToDoubleDecodesEveryHalfValue) {

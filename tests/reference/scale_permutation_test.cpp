@@ -44,7 +44,8 @@ TEST(ScalePermutation, EachOrderIsAPermutationWithinItsChunksAndItsInverseRoundT
 TEST(ScalePermutation, FormatCodeUsesTheSharedOrders) {
   for (int n = 0; n < 256; ++n) {
     EXPECT_EQ(permuted_scale_column(n, -1), scale_permutation::per_column_position(n)) << n;
-    for (int group : {32, 64, 128}) EXPECT_EQ(permuted_scale_column(n, group), scale_permutation::grouped_position(n)) << n;
+    for (int group : {32, 64, 128})
+      EXPECT_EQ(permuted_scale_column(n, group), scale_permutation::grouped_position(n)) << n << " group " << group;
   }
 }
 

@@ -111,16 +111,12 @@ void for_each_tile(const Schedule& s, Visit&& visit) {
     const LaunchSchedule& launch = s.launches[l];
     const int chunk_rows = 16 * launch.plan.m_blocks;
     for (int chunk = 0; chunk < launch.plan.par; ++chunk, ++tile_row) {
-      OutputTile t;
-      t.launch = l;
-      t.tile_row = tile_row;
-      t.row0 = launch.plan.row_begin + chunk * chunk_rows;
-      t.rows = std::min(chunk_rows, launch.plan.row_begin + launch.plan.rows - t.row0);
-      t.cols = tile_n;
-      for (t.tile_col = 0; t.tile_col < launch.n_tiles; ++t.tile_col) {
-        t.column = chunk * launch.n_tiles + t.tile_col;
-        t.col0 = t.tile_col * tile_n;
-        visit(static_cast<const OutputTile&>(t));
+      const int row0 = launch.plan.row_begin + chunk * chunk_rows;
+      const int rows = std::min(chunk_rows, launch.plan.row_begin + launch.plan.rows - row0);
+      for (int tile_col = 0; tile_col < launch.n_tiles; ++tile_col) {
+        const OutputTile t{l, chunk * launch.n_tiles + tile_col, tile_row, tile_col,
+                           row0, rows, tile_col * tile_n, tile_n};
+        visit(t);
       }
     }
   }
