@@ -87,11 +87,11 @@ void write_elements(const h5::File& f, const Expectation& e, const Comparison& c
     const int row = i - e.grid.tiles[static_cast<size_t>(tile_row) * e.grid.cols].row0;
     for (int j = 0; j < c.N; ++j) {
       tile(i, j) = e.grid.index(i, j);
-      // Same layout as tc::locate, inlined: locate walks the launches for every call.
-      const int col = j % e.grid.tile_n, r = row % 16, c8 = col % 8;
-      warp(i, j) = static_cast<std::uint8_t>(col / 64);
-      lane(i, j) = static_cast<std::uint8_t>(4 * (r % 8) + c8 / 2);
-      reg(i, j) = static_cast<std::uint8_t>((c8 % 2) + 2 * (r / 8));
+      // What tc::locate gives, without its walk over the launches for every element.
+      const AccumulatorPlace place = accumulator_place(row, j % e.grid.tile_n);
+      warp(i, j) = static_cast<std::uint8_t>(place.warp);
+      lane(i, j) = static_cast<std::uint8_t>(place.lane);
+      reg(i, j) = static_cast<std::uint8_t>(place.reg);
     }
   }
   h5::write_matrix(g, "tile", tile);

@@ -10,9 +10,10 @@
 #include <cuda_runtime.h>
 
 #include "kernel_table.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/kernel/configs.h"
 #include "tilecheck/kernel/kernel_api.h"
 #include "tilecheck/kernel/plugin.h"
+#include "tilecheck/reference/error.h"
 #include "tilecheck/reference/schedule.h"
 
 #ifndef TC_VARIANT_NAME
@@ -37,6 +38,12 @@ void check_cuda(cudaError_t e, const char* what, const char* file, int line) {
 #define TC_CUDA(call) check_cuda((call), #call, __FILE__, __LINE__)
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
+
+std::string built_configs() {
+  std::string names;
+  for (const TileConfig& c : kLibraryConfigs) names += (names.empty() ? "" : " ") + name(c);
+  return names;
+}
 
 struct Resolved {
   Shape shape;
@@ -74,8 +81,7 @@ Resolved resolve(const tc_problem* p) {
     fail(automatic ? TC_ERR_UNSUPPORTED : TC_ERR_INVALID_ARGUMENT, e.what());
   }
   if (device::find_kernel(r.config).kernel == nullptr)
-    fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(r.config),
-                                 " (built: m1..m4 x n8k8/n16k4 x g2/g4/g8/gcol)"));
+    fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(r.config), " (built: ", built_configs(), ")"));
   r.sms = p->sms;
   if (r.sms == 0) {
     int ordinal = 0;
@@ -140,7 +146,8 @@ void launch_all(const tc_problem* p, const Resolved& r, const Debug& debug) {
     TileConfig config = r.config;
     config.m_blocks = plan.m_blocks;
     const device::KernelEntry entry = device::find_kernel(config);
-    if (entry.kernel == nullptr) fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(config)));
+    if (entry.kernel == nullptr)
+      fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(config), " (built: ", built_configs(), ")"));
     TC_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(entry.kernel),
                                  cudaFuncAttributeMaxDynamicSharedMemorySize, entry.smem_bytes));
     int per_sm = 0;
@@ -212,13 +219,13 @@ extern "C" {
 
 const tc_plugin_info_t* tc_plugin_info(void) {
   static const tc_plugin_info_t info = [] {
-    static tc_tile_config configs[tc::device::kConfigCount];
-    for (int i = 0; i < tc::device::kConfigCount; ++i) {
-      const tc::TileConfig& c = tc::device::all_configs()[i];
+    constexpr int kCount = static_cast<int>(tc::kLibraryConfigs.size());
+    static tc_tile_config configs[kCount];
+    for (int i = 0; i < kCount; ++i) {
+      const tc::TileConfig& c = tc::kLibraryConfigs[i];
       configs[i] = {c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks};
     }
-    return tc_plugin_info_t{TC_PLUGIN_ABI_VERSION, "tilecheck-marlin", TC_VARIANT_NAME,
-                            tc::device::kConfigCount, configs};
+    return tc_plugin_info_t{TC_PLUGIN_ABI_VERSION, "tilecheck-marlin", TC_VARIANT_NAME, kCount, configs};
   }();
   return &info;
 }

@@ -1,8 +1,12 @@
-// Which compiled kernel runs a configuration. The instantiations are spread over one file per
-// m_blocks (kernels_m1.cu .. kernels_m4.cu) so they compile in parallel; find_kernel() is the one
-// switch that turns a TileConfig value into a template instance.
+// Which compiled kernel runs a configuration. Every entry of the library's list
+// (tilecheck/kernel/configs.h) is instantiated, those with m_blocks = M in kernels_mM.cu so that
+// the four files compile in parallel; find_kernel() turns a TileConfig value into its instance.
 #pragma once
+#include <cstddef>
+#include <utility>
+
 #include "marlin_kernel.cuh"
+#include "tilecheck/kernel/configs.h"
 #include "tilecheck/reference/schedule.h"
 
 namespace tc::device {
@@ -10,45 +14,44 @@ namespace tc::device {
 using KernelFunction = void (*)(KernelArgs);
 
 struct KernelEntry {
-  KernelFunction kernel = nullptr;  // nullptr: no such configuration
+  KernelFunction kernel = nullptr;  // nullptr: not a configuration of the library
   int smem_bytes = 0;
 };
 
 KernelEntry find_kernel(const TileConfig& c);
-KernelEntry find_kernel_m1(int n_blocks, int k_blocks, int group_blocks);
-KernelEntry find_kernel_m2(int n_blocks, int k_blocks, int group_blocks);
-KernelEntry find_kernel_m3(int n_blocks, int k_blocks, int group_blocks);
-KernelEntry find_kernel_m4(int n_blocks, int k_blocks, int group_blocks);
-
-// Every configuration this library is built with: m_blocks 1-4 x tiles 128x128 (n8 k8) and
-// 256x64 (n16 k4) x group_blocks -1, 2, 4, 8.
-constexpr int kConfigCount = 32;
-const TileConfig* all_configs();
+KernelEntry find_kernel_m1(const TileConfig& c);  // kernels_m1.cu .. kernels_m4.cu
+KernelEntry find_kernel_m2(const TileConfig& c);
+KernelEntry find_kernel_m3(const TileConfig& c);
+KernelEntry find_kernel_m4(const TileConfig& c);
 
 template <int M, int N, int K, int G>
 KernelEntry entry() {
   return {&marlin_w4a16<M, N, K, G>, smem_layout(M, N, K, G, mutant(kMutScalesInReduceScratch)).total};
 }
 
+// Entry I of the list if it is `c`; instantiates the kernel only for entries with m_blocks = M.
+template <int M, std::size_t I>
+KernelEntry entry_if(const TileConfig& c) {
+  constexpr TileConfig listed = kLibraryConfigs[I];
+  if constexpr (listed.m_blocks != M) {
+    return {};
+  } else {
+    if (c != listed) return {};
+    return entry<listed.m_blocks, listed.n_blocks, listed.k_blocks, listed.group_blocks>();
+  }
+}
+
+template <int M, std::size_t... I>
+KernelEntry find_listed_kernel(const TileConfig& c, std::index_sequence<I...>) {
+  KernelEntry found;
+  (void)(((found = entry_if<M, I>(c)).kernel != nullptr) || ...);
+  return found;
+}
+
+// The listed configuration `c` among those with m_blocks = M.
 template <int M>
-KernelEntry find_kernel_for(int n, int k, int g) {
-  if (n == 8 && k == 8) {
-    switch (g) {
-      case -1: return entry<M, 8, 8, -1>();
-      case 2: return entry<M, 8, 8, 2>();
-      case 4: return entry<M, 8, 8, 4>();
-      case 8: return entry<M, 8, 8, 8>();
-    }
-  }
-  if (n == 16 && k == 4) {
-    switch (g) {
-      case -1: return entry<M, 16, 4, -1>();
-      case 2: return entry<M, 16, 4, 2>();
-      case 4: return entry<M, 16, 4, 4>();
-      case 8: return entry<M, 16, 4, 8>();
-    }
-  }
-  return {};
+KernelEntry find_kernel_for(const TileConfig& c) {
+  return find_listed_kernel<M>(c, std::make_index_sequence<kLibraryConfigs.size()>());
 }
 
 }  // namespace tc::device

@@ -1,8 +1,6 @@
-// Instantiates the kernel for m_blocks = 4 (every tile and group); see kernel_table.h.
+// Instantiates the kernel for the listed configurations with m_blocks = 4; see kernel_table.h.
 #include "kernel_table.h"
 
 namespace tc::device {
-KernelEntry find_kernel_m4(int n_blocks, int k_blocks, int group_blocks) {
-  return find_kernel_for<4>(n_blocks, k_blocks, group_blocks);
-}
+KernelEntry find_kernel_m4(const TileConfig& c) { return find_kernel_for<4>(c); }
 }  // namespace tc::device

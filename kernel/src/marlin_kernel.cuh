@@ -1,10 +1,11 @@
 // The kernel under test: C = A * dequant(B) for 4-bit weights in the Marlin packed format.
 //   A: (rows, K) fp16 row-major   B: (K/16, 2N) int32 packed   scales: (G, N) fp16 permuted
 //   C: (rows, N) fp16 row-major
-// Written from the published algorithm (research/marlin.md): 256 threads, one block per SM, a
-// striped partition of k-tiles (tilecheck/reference/stripe.h), a 4-stage cp.async pipeline, ldmatrix and
-// mma.sync m16n8k16 with fp32 accumulation, a block reduction in shared memory, a cross-block
-// reduction ordered by per-column locks, and per-column scales fetched by the last block.
+// Written from the published Marlin algorithm: 256 threads, one block per SM, a striped partition
+// of k-tiles (tilecheck/reference/stripe.h), a 4-stage cp.async pipeline, ldmatrix and mma.sync
+// m16n8k16 with fp32 accumulation (tilecheck/reference/mma_layout.h), a block reduction in shared
+// memory, a cross-block reduction ordered by per-column locks, and per-column scales fetched by
+// the last block (tilecheck/reference/scale_permutation.h).
 //
 // Sections: 1 dequantization  2 kernel arguments  3 the kernel: slice setup, pipeline, main loop,
 // block reduction, global reduction, write-out. Compile-time variants and mutants: variants.h.
@@ -15,7 +16,10 @@
 #include <cuda_fp16.h>
 
 #include "ptx.cuh"
+#include "tilecheck/kernel/plugin.h"  // tc_contract
 #include "tilecheck/kernel/smem_layout.h"
+#include "tilecheck/reference/mma_layout.h"
+#include "tilecheck/reference/scale_permutation.h"
 #include "tilecheck/reference/stripe.h"
 #include "variants.h"
 
@@ -43,16 +47,11 @@ __device__ inline void dequantize_word(std::uint32_t word, std::uint32_t (&block
   decode(word >> 8, block1);
 }
 
-// Position of natural column `c` of a tile in the permuted per-column scale row (Marlin's order
-// new[8i + m] = old[2i + {0,1,8,9,16,17,24,25}[m]] per 32 columns); the mutant reads it with the
-// grouped permutation instead.
+// Position of natural column `c` of a tile in the permuted per-column scale row; the mutant reads
+// it with the grouped permutation instead.
 __device__ inline int column_scale_slot(int c) {
-  if constexpr (mutant(kMutWrongColumnPermutation)) {
-    const int c64 = c % 64;
-    return c - c64 + 8 * (c64 % 8) + c64 / 8;
-  }
-  const int c32 = c % 32;
-  return c - c32 + 8 * ((c32 % 8) / 2) + 2 * (c32 / 8) + c32 % 2;
+  if constexpr (mutant(kMutWrongColumnPermutation)) return scale_permutation::grouped_position(c);
+  return scale_permutation::per_column_position(c);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -72,7 +71,7 @@ struct KernelArgs {
   int N;
   int K;
   int par;
-  int contract;  // 0 marlin, 1 fp32 (tc_contract)
+  tc_contract contract;
   // The dump variant (TC_ACC_DUMP) only: for the tile of schedule column `dump_column`, each warp
   // row's accumulators after every k-tile, then the running sum after every reduction step
   // (layout: tilecheck/kernel/kernel_api.h, tc_kernel_run_dump).
@@ -126,7 +125,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   constexpr SmemLayout L =
       smem_layout(M_BLOCKS, N_BLOCKS, K_BLOCKS, GROUP_BLOCKS, mutant(kMutScalesInReduceScratch));
   static_assert(L.tile_bytes <= L.scale_begin, "the epilogue tile must fit in the stage area");
-  constexpr int kWarpCols = N_BLOCKS / 4;           // each warp owns 64 columns of the tile
+  constexpr int kWarpCols = 16 * N_BLOCKS / mma::kWarpTileCols;  // each owns 64 columns of the tile
   constexpr int kWarpRows = 8 / kWarpCols;          // warps sharing those columns split K
   constexpr int kSubTiles = K_BLOCKS / kWarpRows;   // 16-deep sub-tiles per warp per stage
   static_assert(K_BLOCKS % kWarpRows == 0, "k_blocks must split evenly over the warp rows");
@@ -295,8 +294,8 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
             for (int tile = 0; tile < 4; ++tile)
               for (int b = 0; b < 2; ++b)
                 for (int i = 0; i < 4; ++i)
-                  d[(mb * 16 + lane / 4 + 8 * (i / 2)) * kTileCols + warp_col * 64 + tile * 16 + b * 8 +
-                    2 * (lane % 4) + i % 2] = acc[mb][tile][b][i];
+                  d[(mb * 16 + mma::accumulator_row(lane, i)) * kTileCols + warp_col * mma::kWarpTileCols +
+                    tile * 16 + b * 8 + mma::accumulator_col(lane, i)] = acc[mb][tile][b][i];
         }
       }
       wait_stage();
@@ -318,9 +317,9 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
 #pragma unroll
             for (int b = 0; b < 2; ++b)
 #pragma unroll
-              for (int h = 0; h < 2; ++h) {  // accumulator rows lane/4 and lane/4 + 8
-                const int row = mb * 16 + lane / 4 + 8 * h;
-                const int col = warp_col * 64 + tile * 16 + b * 8 + 2 * (lane % 4);
+              for (int h = 0; h < 2; ++h) {  // registers 2h, 2h + 1: adjacent columns of one row
+                const int row = mb * 16 + mma::accumulator_row(lane, 2 * h);
+                const int col = warp_col * mma::kWarpTileCols + tile * 16 + b * 8 + mma::accumulator_col(lane, 2 * h);
                 float2* dst = reinterpret_cast<float2*>(sh_tile + row * kTileCols + col);
                 const float2 v = make_float2(acc[mb][tile][b][2 * h], acc[mb][tile][b][2 * h + 1]);
                 if (r == 0) {
@@ -345,7 +344,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     // ---- global reduction: blocks sharing the column add in slice order, one at a time ----
     if (slice_count > 1) {
       int* lock = args.locks + column;
-      const bool fp32_partials = args.contract == 1;
+      const bool fp32_partials = args.contract == TC_CONTRACT_FP32;
       if (slice_idx > 0) {
         if (!mutant(kMutNoLock) && tid == 0) wait_for_turn(lock, slice_idx, column);
         __syncthreads();
@@ -426,7 +425,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
           float v = src[e];
           if constexpr (kPerColumn) {
             const __half s = reinterpret_cast<const __half*>(sh_col_s)[column_scale_slot(8 * c8 + e)];
-            if (args.contract == 1) {
+            if (args.contract == TC_CONTRACT_FP32) {
               v *= __half2float(s);  // fp32: scale in fp32, round once
             } else {
               v = __half2float(__hmul(__float2half_rn(v), s));  // marlin: round, then scale in fp16

@@ -4,7 +4,7 @@
 // Every switch below is small and named, so a mutant is one `if constexpr` away from the real code.
 #pragma once
 
-#include "tilecheck/reference/stripe.h"  // TC_HOST_DEVICE
+#include "tilecheck/reference/host_device.h"
 
 #ifndef TC_SCALE_FETCH_ORDER
 #define TC_SCALE_FETCH_ORDER 0

@@ -82,6 +82,101 @@ double error_bound(double S, int K, int cross_block_adds, const std::vector<doub
   return E;
 }
 
+namespace {
+
+// What every step of output_bounds reads.
+struct BoundProblem {
+  const QuantizedWeights& w;
+  const F64Matrix& y_exact;
+  const F64Matrix& S;
+  Contract contract;
+  int K;
+  bool precise;  // stored partials charged their own magnitude sums, not the element's whole S
+};
+
+// A and |A| in double, made when the first tile with a stored partial needs them.
+class LazyDoubleA {
+ public:
+  explicit LazyDoubleA(const HalfMatrix& A) : A_(A) {}
+  const F64Matrix& value() {
+    make();
+    return a_;
+  }
+  const F64Matrix& magnitude() {
+    make();
+    return a_abs_;
+  }
+
+ private:
+  void make() {
+    if (a_.size() != 0) return;
+    a_ = to_double(A_);
+    a_abs_ = a_.cwiseAbs();
+  }
+  const HalfMatrix& A_;
+  F64Matrix a_, a_abs_;
+};
+
+// Partial sums stored in fp16 (marlin) for one tile: after reduction steps 0 .. count-2, each the
+// sum over the k-tiles from that step's slice to the end of K, as magnitude sums (S) and values
+// (y). One pass from the last k-tile down accumulates them all (suffix sums), so the cost is one
+// tile GEMM whatever the slice count.
+struct StoredPartials {
+  std::vector<F64Matrix> S;
+  std::vector<F64Matrix> y;
+};
+
+StoredPartials stored_partials(LazyDoubleA& A, const QuantizedWeights& w, const OutputTile& t,
+                               const std::vector<Slice>& order, int k_tiles, int tile_k) {
+  const int steps = static_cast<int>(order.size()) - 1;
+  StoredPartials p;
+  p.S.resize(steps);
+  p.y.resize(steps);
+  if (steps == 0) return p;
+  F64Matrix suffix_S = F64Matrix::Zero(t.rows, t.cols), suffix_y = F64Matrix::Zero(t.rows, t.cols);
+  int step = 0;  // slice 0 of the order holds the deepest k-tiles, so its boundary comes first
+  for (int k = k_tiles - 1; step < steps && k >= 0; --k) {
+    // w^ tile by tile: a (K, N) double copy per schedule cost more than the products
+    const F64Matrix w_hat = to_double(dequantize(w, k * tile_k, t.col0, tile_k, t.cols));
+    suffix_S.noalias() += A.magnitude().block(t.row0, k * tile_k, t.rows, tile_k) * w_hat.cwiseAbs();
+    suffix_y.noalias() += A.value().block(t.row0, k * tile_k, t.rows, tile_k) * w_hat;
+    for (; step < steps && k == order[step].k_tile_begin; ++step) {
+      p.S[step] = suffix_S;
+      p.y[step] = suffix_y;
+    }
+  }
+  return p;
+}
+
+// Each element of the tile: E from its magnitude sum and those of the stored partials, the
+// admissible set through the epilogue, unbounded where an fp16 partial may round to Inf.
+void write_tile_bounds(const BoundProblem& p, const OutputTile& t, int slice_count, const StoredPartials& partials,
+                       OutputBounds& b) {
+  const bool marlin = p.contract == Contract::marlin;
+  std::vector<double> Sj(partials.S.size());
+  for (int r = 0; r < t.rows; ++r) {
+    for (int c = 0; c < t.cols; ++c) {
+      const int i = t.row0 + r, j = t.col0 + c;
+      if (p.precise) {
+        for (size_t q = 0; q < partials.S.size(); ++q) Sj[q] = partials.S[q](r, c);
+      } else if (marlin) {
+        Sj.assign(slice_count - 1, p.S(i, j));  // each stored partial charged the whole S
+      }
+      const double E = error_bound(p.S(i, j), p.K, slice_count - 1, Sj);
+      Admissible adm = admissible_output(p.y_exact(i, j), E, p.w.scales(0, j), p.w.group, p.contract);
+      for (size_t q = 0; q < partials.y.size(); ++q)
+        if (std::fabs(partials.y[q](r, c)) + E >= kHalfOverflow) adm.unbounded = true;
+      if (marlin && !p.precise && slice_count > 1 && p.S(i, j) + E >= kHalfOverflow) adm.unbounded = true;
+      b.key_lo(i, j) = adm.key_lo;
+      b.key_hi(i, j) = adm.key_hi;
+      b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));
+      b.E(i, j) = E;
+    }
+  }
+}
+
+}  // namespace
+
 OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const F64Matrix& y_exact,
                            const F64Matrix& S, Contract contract, const Schedule& schedule,
                            double precise_partial_work) {
@@ -94,69 +189,20 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
   b.key_hi.resize(M, N);
   b.flags.resize(M, N);
   b.E.resize(M, N);
-
   // Only the marlin contract needs A and w^: the fp16 partial sums depend on where slices start.
   // Their magnitudes cost up to one GEMM per schedule; above kPrecisePartialWork multiply-adds
   // each stored partial is charged the whole S instead (a looser, still valid bound), and an fp16
   // overflow is assumed possible wherever S + E reaches 65520.
   const bool precise = contract == Contract::marlin && double(M) * N * K <= precise_partial_work;
-  F64Matrix a, a_abs;  // made when the first column with a stored partial needs them
-  const int tile_n = schedule.config.tile_n(), tile_k = schedule.config.tile_k();
-  for (const LaunchSchedule& launch : schedule.launches) {
-    const int chunk_rows = 16 * launch.plan.m_blocks;
-    for (int column = 0; column < launch.columns; ++column) {
-      const int row0 = launch.plan.row_begin + launch.chunk_of(column) * chunk_rows;
-      const int rows = std::min(chunk_rows, launch.plan.row_begin + launch.plan.rows - row0);
-      const int col0 = launch.n_tile_of(column) * tile_n;
-      const int first = launch.column_start[column], count = launch.column_start[column + 1] - first;
-      // Partial sums stored in fp16 (marlin): after reduction steps 0 .. count-2, each the sum over
-      // the k-tiles from that step's slice to the end of K. One pass from the last k-tile down
-      // accumulates them all (suffix sums), so the cost is one tile GEMM whatever the slice count.
-      std::vector<F64Matrix> partial_S(precise ? count - 1 : 0);
-      std::vector<F64Matrix> partial_y(partial_S.size());
-      if (!partial_S.empty()) {
-        if (a.size() == 0) {
-          a = to_double(A);
-          a_abs = a.cwiseAbs();
-        }
-        F64Matrix suffix_S = F64Matrix::Zero(rows, tile_n), suffix_y = F64Matrix::Zero(rows, tile_n);
-        const int steps = static_cast<int>(partial_S.size());
-        const auto begin_of = [&](int j) { return launch.slices[launch.column_slices[first + j]].k_tile_begin; };
-        int step = 0;  // slice 0 of the order holds the deepest k-tiles, so its boundary comes first
-        for (int t = launch.k_tiles - 1; step < steps && t >= 0; --t) {
-          // w^ tile by tile: a (K, N) double copy per schedule cost more than the products
-          const F64Matrix w_hat = to_double(dequantize(w, t * tile_k, col0, tile_k, tile_n));
-          suffix_S.noalias() += a_abs.block(row0, t * tile_k, rows, tile_k) * w_hat.cwiseAbs();
-          suffix_y.noalias() += a.block(row0, t * tile_k, rows, tile_k) * w_hat;
-          for (; step < steps && t == begin_of(step); ++step) {
-            partial_S[step] = suffix_S;
-            partial_y[step] = suffix_y;
-          }
-        }
-      }
-      std::vector<double> Sj(partial_S.size());
-      for (int r = 0; r < rows; ++r) {
-        for (int c = 0; c < tile_n; ++c) {
-          const int i = row0 + r, j = col0 + c;
-          if (precise) {
-            for (size_t p = 0; p < partial_S.size(); ++p) Sj[p] = partial_S[p](r, c);
-          } else if (contract == Contract::marlin) {
-            Sj.assign(count - 1, S(i, j));  // each stored partial charged the whole S
-          }
-          const double E = error_bound(S(i, j), K, count - 1, Sj);
-          Admissible adm = admissible_output(y_exact(i, j), E, w.scales(0, j), w.group, contract);
-          for (size_t p = 0; p < partial_y.size(); ++p)  // an fp16 partial may round to Inf
-            if (std::fabs(partial_y[p](r, c)) + E >= kHalfOverflow) adm.unbounded = true;
-          if (contract == Contract::marlin && !precise && count > 1 && S(i, j) + E >= kHalfOverflow)
-            adm.unbounded = true;
-          b.key_lo(i, j) = adm.key_lo;
-          b.key_hi(i, j) = adm.key_hi;
-          b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));
-          b.E(i, j) = E;
-        }
-      }
-    }
-  }
+  const BoundProblem problem{w, y_exact, S, contract, K, precise};
+  LazyDoubleA a(A);
+  for_each_tile(schedule, [&](const OutputTile& t) {
+    const LaunchSchedule& launch = schedule.launches[t.launch];
+    const std::vector<Slice> order = slices_of(launch, t.column);
+    const StoredPartials partials =
+        precise ? stored_partials(a, w, t, order, launch.k_tiles, schedule.config.tile_k()) : StoredPartials{};
+    write_tile_bounds(problem, t, static_cast<int>(order.size()), partials, b);
+  });
   return b;
 }
 

@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "tilecheck/reference/error.h"
+#include "tilecheck/reference/scale_permutation.h"
 #include "tilecheck/reference/shape.h"
 
 namespace tc {
@@ -93,16 +94,7 @@ CodeMatrix unpack_weights(const PackedMatrix& packed) {
 }
 
 int permuted_scale_column(int n, int group) {
-  if (is_per_column(group)) {
-    // new[8i + m] = old[2i + {0,1,8,9,16,17,24,25}[m]] within each 32-column chunk
-    const int c = n % 32;
-    const int i = (c % 8) / 2;
-    const int m = 2 * (c / 8) + c % 2;
-    return n - c + 8 * i + m;
-  }
-  // new[8i + j] = old[i + 8j] within each 64-column chunk
-  const int c = n % 64;
-  return n - c + 8 * (c % 8) + c / 8;
+  return is_per_column(group) ? scale_permutation::per_column_position(n) : scale_permutation::grouped_position(n);
 }
 
 HalfMatrix permute_scales(const HalfMatrix& scales, int group) {

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tilecheck/reference/error.h"
+#include "tilecheck/reference/mma_layout.h"
 #include "tilecheck/reference/stripe.h"
 
 namespace tc {
@@ -150,41 +151,40 @@ Schedule make_schedule(const Shape& shape, const TileConfig& config, int sms, in
   return s;
 }
 
+AccumulatorPlace accumulator_place(int row_in_tile, int col_in_tile) {
+  const int r = row_in_tile % mma::kAccumulatorRows, c = col_in_tile % mma::kAccumulatorCols;
+  return {col_in_tile / mma::kWarpTileCols, mma::accumulator_lane(r, c), mma::accumulator_reg(r, c)};
+}
+
 ElementPlace locate(const Schedule& s, int row, int col) {
   require(row >= 0 && row < s.shape.M && col >= 0 && col < s.shape.N, "element (", row, ", ", col,
           ") is outside the (", s.shape.M, ", ", s.shape.N, ") output");
   ElementPlace p;
-  int tile_row = 0;
-  for (int l = 0; l < static_cast<int>(s.launches.size()); ++l) {
-    const LaunchSchedule& launch = s.launches[l];
-    if (row >= launch.plan.row_begin + launch.plan.rows) {
-      tile_row += launch.plan.par;
-      continue;
-    }
-    const int chunk_rows = 16 * launch.plan.m_blocks;
-    const int chunk = (row - launch.plan.row_begin) / chunk_rows;
-    p.launch = l;
-    p.tile_row = tile_row + chunk;
-    p.tile_col = col / s.config.tile_n();
-    p.column = chunk * launch.n_tiles + p.tile_col;
-    p.row_in_tile = (row - launch.plan.row_begin) % chunk_rows;
-    p.col_in_tile = col % s.config.tile_n();
-    break;
-  }
-  // Each warp column owns 64 columns of the tile; within them n16 tile t, n8 block b of the mma.
-  p.warp = p.col_in_tile / 64;
-  const int r = p.row_in_tile % 16, c = p.col_in_tile % 8;
-  p.lane = 4 * (r % 8) + c / 2;
-  p.reg = (c % 2) + 2 * (r / 8);
+  for_each_tile(s, [&](const OutputTile& t) {
+    if (row < t.row0 || row >= t.row0 + t.rows || col < t.col0 || col >= t.col0 + t.cols) return;
+    p.launch = t.launch;
+    p.column = t.column;
+    p.tile_row = t.tile_row;
+    p.tile_col = t.tile_col;
+    p.row_in_tile = row - t.row0;
+    p.col_in_tile = col - t.col0;
+  });
+  const AccumulatorPlace a = accumulator_place(p.row_in_tile, p.col_in_tile);
+  p.warp = a.warp;
+  p.lane = a.lane;
+  p.reg = a.reg;
   return p;
 }
 
-std::vector<Slice> slices_of(const Schedule& s, const ElementPlace& place) {
-  const LaunchSchedule& l = s.launches.at(place.launch);
+std::vector<Slice> slices_of(const LaunchSchedule& launch, int column) {
   std::vector<Slice> out;
-  for (int i = l.column_start[place.column]; i < l.column_start[place.column + 1]; ++i)
-    out.push_back(l.slices[l.column_slices[i]]);
+  for (int i = launch.column_start[column]; i < launch.column_start[column + 1]; ++i)
+    out.push_back(launch.slices[launch.column_slices[i]]);
   return out;
+}
+
+std::vector<Slice> slices_of(const Schedule& s, const ElementPlace& place) {
+  return slices_of(s.launches.at(place.launch), place.column);
 }
 
 std::string reduction_order_text(const std::vector<Slice>& slices) {

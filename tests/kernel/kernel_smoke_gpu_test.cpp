@@ -1,34 +1,50 @@
-// Smoke matrix: every configuration x both contracts, for a few M (partial tiles, batched par > 1
-// and its tail) and grid sizes (one block, a few, all), against the CPU reference under the
-// contract's per-element bound. The scale-fetch order is the library's (TC_KERNEL picks a variant).
+// Smoke matrix: every configuration x both contracts x a few M (partial tiles, batched par > 1
+// and its tail) x grid sizes (one block, a few, all), each cell its own test, against the CPU
+// reference under the contract's per-element bound. The scale-fetch order is the library's
+// (TC_KERNEL picks a variant).
 #include <algorithm>
-#include <sstream>
+#include <string>
+#include <vector>
 
 #include <cuda_runtime.h>
 
 #include <gtest/gtest.h>
 
-#include "common/test_inputs.h"
 #include "common/gpu_test.h"
-#include "tilecheck/reference/marlin_format.h"
+#include "common/test_inputs.h"
 #include "tilecheck/compare/compare_gtest.h"
 #include "tilecheck/compare/poison.h"
+#include "tilecheck/kernel/configs.h"
+#include "tilecheck/reference/error.h"
 #include "tilecheck/reference/gemm.h"
+#include "tilecheck/reference/marlin_format.h"
 
 namespace tc {
 namespace {
 
+// One cell of the smoke matrix. sms 0 stands for the device's multiprocessor count, known only
+// once the test runs.
 struct SmokeParam {
   TileConfig config;
   Contract contract;
+  int M;
+  int sms;
 };
+
+constexpr int kAllMultiprocessors = 0;
+
+std::string smoke_name(const SmokeParam& p) {
+  return cat(name(p.config), "_", name(p.contract), "_M", p.M, "_sms",
+             p.sms == kAllMultiprocessors ? std::string("all") : std::to_string(p.sms));
+}
+void PrintTo(const SmokeParam& p, std::ostream* out) { *out << smoke_name(p); }
 
 std::vector<SmokeParam> smoke_params() {
   std::vector<SmokeParam> out;
-  for (int m = 1; m <= 4; ++m)
-    for (auto [n, k] : {std::pair{8, 8}, std::pair{16, 4}})
-      for (int g : {-1, 2, 4, 8})
-        for (Contract c : {Contract::marlin, Contract::fp32}) out.push_back({{m, n, k, g}, c});
+  for (const TileConfig& config : kLibraryConfigs)
+    for (Contract contract : {Contract::marlin, Contract::fp32})
+      for (int M : {1, 7, 16, 17, 64, 65, 152})
+        for (int sms : {1, 3, kAllMultiprocessors}) out.push_back({config, contract, M, sms});
   return out;
 }
 
@@ -45,37 +61,26 @@ class KernelSmoke : public ::testing::TestWithParam<SmokeParam> {};
 
 TEST_P(KernelSmoke, MatchesTheReferenceWithinTheBound) {
   TC_REQUIRE_GPU();
-  const auto& [config, contract] = GetParam();
+  const auto& [config, contract, M, sms_param] = GetParam();
   const KernelPlugin& kernel = testing::kernel_under_test();
   const int N = 512, K = 1024, group = config.group();
-  const int all = device_multiprocessors();
-  int cells = 0;
-  Workspace workspace;  // reused by every launch: the kernel leaves it zeroed
-  for (int M : {1, 7, 16, 17, 64, 65, 152}) {
-    const Problem p = normal_problem(M, N, K, group, 100 + M);
-    const ReferenceOutput ref = reference_gemm(p.A, p.w, contract, GemmPath::eigen);
-    DeviceCase device(p.A, pack_weights(p.w.codes), permute_scales(p.w.scales, group), group, contract);
-    for (int sms : {1, 3, all}) {
-      const std::string cell = name(config) + "_" + std::string(name(contract)) + " M=" + std::to_string(M) +
-                               " sms=" + std::to_string(sms);
-      Launch launch;
-      launch.config = config;
-      launch.sms = sms;
-      const KernelRun run = device.run(kernel, launch, workspace);
-      ASSERT_TRUE(run.status.ok()) << cell << ": " << status_name(run.status.status) << ": " << run.status.message;
-      const Expectation e = make_expectation(p.A, p.w, contract, ref, make_schedule({M, N, K, group}, config, sms),
-                                             {"normal_m" + std::to_string(M) + "n512k1024", "normal", 100u + M, "smoke"});
-      EXPECT_PRED_FORMAT3(MatchesReferenceWithGuard, e, run.C, run.guard) << cell;
-      ++cells;
-    }
-  }
-  EXPECT_EQ(cells, 21);
+  const int sms = sms_param == kAllMultiprocessors ? device_multiprocessors() : sms_param;
+  const Problem p = normal_problem(M, N, K, group, 100 + M);
+  const ReferenceOutput ref = reference_gemm(p.A, p.w, contract, GemmPath::eigen);
+  DeviceCase device(p.A, pack_weights(p.w.codes), permute_scales(p.w.scales, group), group, contract);
+  Workspace workspace;
+  Launch launch;
+  launch.config = config;
+  launch.sms = sms;
+  const KernelRun run = device.run(kernel, launch, workspace);
+  ASSERT_TRUE(run.status.ok()) << "sms=" << sms << ": " << status_name(run.status.status) << ": " << run.status.message;
+  const Expectation e = make_expectation(p.A, p.w, contract, ref, make_schedule({M, N, K, group}, config, sms),
+                                         {"normal_m" + std::to_string(M) + "n512k1024", "normal", 100u + M, "smoke"});
+  EXPECT_PRED_FORMAT3(MatchesReferenceWithGuard, e, run.C, run.guard) << "sms=" << sms;
 }
 
 INSTANTIATE_TEST_SUITE_P(AllConfigs, KernelSmoke, ::testing::ValuesIn(smoke_params()),
-                         [](const auto& test_info) {
-                           return name(test_info.param.config) + "_" + std::string(name(test_info.param.contract));
-                         });
+                         [](const auto& test_info) { return smoke_name(test_info.param); });
 
 // Invalid input must be rejected before anything runs: the output keeps its poison.
 TEST(KernelApi, RejectsADirtyWorkspaceWithoutLaunching) {

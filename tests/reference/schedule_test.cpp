@@ -5,22 +5,17 @@
 
 #include <gtest/gtest.h>
 
+#include "common/library_configs.h"
 #include "tilecheck/reference/error.h"
 #include "tilecheck/reference/rng.h"
 
 namespace tc {
 namespace {
 
-std::vector<TileConfig> all_configs() {
-  std::vector<TileConfig> out;
-  for (int m = 1; m <= 4; ++m)
-    for (auto [n, k] : {std::pair{8, 8}, std::pair{16, 4}})
-      for (int g : {-1, 2, 4, 8}) out.push_back({m, n, k, g});
-  return out;
-}
+using testing::library_configs;
 
 TEST(TileConfig, NamesRoundTripAndBadNamesAreRejected) {
-  for (const TileConfig& c : all_configs()) EXPECT_EQ(parse_config(name(c)), c) << name(c);
+  for (const TileConfig& c : library_configs()) EXPECT_EQ(parse_config(name(c)), c) << name(c);
   EXPECT_EQ(name({1, 8, 8, 8}), "m1n8k8g8");
   EXPECT_EQ(name({4, 16, 4, -1}), "m4n16k4gcol");
   for (const char* bad : {"", "m1n8k8", "m5n8k8g8", "m1n8k8g3", "m1n6k8g8", "x1n8k8g8", "m1n8k8g8x",
@@ -81,7 +76,7 @@ TEST(PlanLaunches, BatchesFullChunksAndLeavesTheTailAlone) {
 // reduction order cover K from the end down to k-tile 0, the last one held by the lowest block.
 TEST(Schedule, SlicesCoverEveryColumnAndKTileExactlyOnce) {
   const CounterRng rng(17, "schedule");
-  const std::vector<TileConfig> configs = all_configs();
+  const std::vector<TileConfig> configs = library_configs();
   int checked = 0;
   for (std::uint64_t i = 0; checked < 400; ++i) {
     TileConfig c = configs[rng.integer(5 * i, 0, configs.size() - 1)];

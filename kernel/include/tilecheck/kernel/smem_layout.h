@@ -6,7 +6,7 @@
 //   [ epilogue tile ...        ]                      reuses the stage area once the pipeline drains
 #pragma once
 
-#include "tilecheck/reference/stripe.h"  // TC_HOST_DEVICE
+#include "tilecheck/reference/host_device.h"
 
 namespace tc {
 
@@ -57,8 +57,9 @@ TC_HOST_DEVICE constexpr SmemLayout smem_layout(int m, int n, int k, int g, bool
   return l;
 }
 
-// The regions of a layout; returns how many were written to `out` (at most 6).
-TC_HOST_DEVICE inline int smem_regions(const SmemLayout& l, int g, SmemRegion* out) {
+// The regions of a layout; returns how many were written to `out` (at most 6). Host only: the
+// static check reads them, the kernel only needs the offsets.
+inline int smem_regions(const SmemLayout& l, int g, SmemRegion* out) {
   int n = 0;
   const unsigned epilogue = kPhaseBlockReduce | kPhaseGlobalReduce | kPhaseWriteOut;
   out[n++] = {"A stages", l.a_begin, l.b_begin, kPhaseMainLoop, 0};

@@ -25,6 +25,10 @@ half_bits round_to_half(double x);
 double half_to_double(half_bits h);
 float round_to_float(double x);  // correctly rounded binary32 (the host's RN conversion)
 
+// The value's IEEE class. No numerics path needs it (they test is_nan / is_inf); it is the
+// fp16 API's one statement of the five classes, which tests in several libraries use to say what
+// an input holds (all 65,536 bits in fp16_test, the subnormal inputs in fixtures' generate_test)
+// without decoding exponent fields themselves.
 HalfClass classify(half_bits h);
 inline bool is_nan(half_bits h) { return (h & 0x7C00) == 0x7C00 && (h & 0x03FF) != 0; }
 inline bool is_inf(half_bits h) { return (h & 0x7FFF) == 0x7C00; }

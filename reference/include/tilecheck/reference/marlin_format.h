@@ -1,4 +1,4 @@
-// The Marlin packed weight format and scale permutations (facts: research/marlin.md §3).
+// The Marlin packed weight format and scale permutations (for plugin authors: docs/plugin.md).
 //
 // Packed B: int32 (K/16, 2N). Row kb holds the 16-deep K slab [16kb, 16kb+16). Within a row, each
 // 64-column chunk c takes 128 words; word 4*lane + j of the chunk holds, for n16 tile j of the chunk
@@ -12,6 +12,7 @@
 // Scales: grouped, each 64-column chunk is transposed as 8x8 (new[8i+j] = old[i+8j]) so a lane reads
 // the scales of its column in all eight n8 blocks with one 16-byte load; per-column, each 32-column
 // chunk is ordered new[8i+m] = old[2i + {0,1,8,9,16,17,24,25}[m]], the accumulator fragment order.
+// The orders themselves live in tilecheck/reference/scale_permutation.h, shared with the kernel.
 #pragma once
 #include "tilecheck/reference/matrix.h"
 

@@ -5,6 +5,7 @@
 // The kernel's host code plans its launches with plan_launches(); the comparator uses the whole
 // schedule to attribute every output element to its thread block, slice and reduction order.
 #pragma once
+#include <algorithm>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -88,6 +89,42 @@ struct Schedule {
 Schedule make_schedule(const Shape& shape, const TileConfig& config, int sms,
                        int max_par = kDefaultMaxPar);
 
+// One output tile: where it lies in the output and which launch column computes it.
+struct OutputTile {
+  int launch = 0;    // index into Schedule::launches
+  int column = 0;    // schedule column within the launch: chunk * n_tiles + tile_col
+  int tile_row = 0;  // output tile grid coordinates
+  int tile_col = 0;
+  int row0 = 0;      // output rows [row0, row0 + rows), columns [col0, col0 + cols)
+  int rows = 0;      // fewer than the tile height on the M tail
+  int col0 = 0;
+  int cols = 0;
+};
+
+// Calls visit(const OutputTile&) for every output tile of the schedule, in the tile grid's
+// row-major order: launch by launch, each launch's chunks (tile rows), each row left to right.
+template <typename Visit>
+void for_each_tile(const Schedule& s, Visit&& visit) {
+  const int tile_n = s.config.tile_n();
+  int tile_row = 0;
+  for (int l = 0; l < static_cast<int>(s.launches.size()); ++l) {
+    const LaunchSchedule& launch = s.launches[l];
+    const int chunk_rows = 16 * launch.plan.m_blocks;
+    for (int chunk = 0; chunk < launch.plan.par; ++chunk, ++tile_row) {
+      const int row0 = launch.plan.row_begin + chunk * chunk_rows;
+      const int rows = std::min(chunk_rows, launch.plan.row_begin + launch.plan.rows - row0);
+      for (int tile_col = 0; tile_col < launch.n_tiles; ++tile_col) {
+        const OutputTile t{l, chunk * launch.n_tiles + tile_col, tile_row, tile_col,
+                           row0, rows, tile_col * tile_n, tile_n};
+        visit(t);
+      }
+    }
+  }
+}
+
+// The slices that sum schedule column `column` of a launch, in reduction order (the last writes).
+std::vector<Slice> slices_of(const LaunchSchedule& launch, int column);
+
 // Where output element (row, col) is computed.
 struct ElementPlace {
   int launch = 0;
@@ -101,6 +138,14 @@ struct ElementPlace {
   int reg = 0;
 };
 ElementPlace locate(const Schedule& s, int row, int col);
+// The accumulator that holds element (row, col) of an output tile after the block reduction:
+// the kernel's warp column and the mma lane and register (tilecheck/reference/mma_layout.h).
+struct AccumulatorPlace {
+  int warp = 0;
+  int lane = 0;
+  int reg = 0;
+};
+AccumulatorPlace accumulator_place(int row_in_tile, int col_in_tile);
 // The slices that produce the element's output tile, in reduction order.
 std::vector<Slice> slices_of(const Schedule& s, const ElementPlace& place);
 // The reduction order as every report prints it:

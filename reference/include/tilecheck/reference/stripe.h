@@ -8,11 +8,7 @@
 // arrives last, having finished its previous column first). The last block writes the output.
 #pragma once
 
-#if defined(__CUDACC__)
-#define TC_HOST_DEVICE __host__ __device__
-#else
-#define TC_HOST_DEVICE
-#endif
+#include "tilecheck/reference/host_device.h"
 
 namespace tc {
 namespace stripe {
