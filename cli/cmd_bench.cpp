@@ -5,7 +5,11 @@
 // times between CUDA events; the median per call is reported. Several --kernel libraries are
 // timed A/B/A/B: --rounds rounds, each timing every library once, so clock drift cannot pose as a
 // difference; the spread across rounds is printed next to the median of the round medians.
+// Each configuration is timed in a process of its own (tilecheck bench --isolated): one that
+// faults, crashes or hangs prints a FAULT or HANG row (n/a where the library does not implement it)
+// and the others are still timed.
 #include <algorithm>
+#include <cstring>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -15,6 +19,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "child_run.h"
 #include "commands.h"
 #include "tilecheck/kernel/plugin_loader.h"
 #include "tilecheck/reference/contract.h"
@@ -24,6 +29,7 @@
 #include "tilecheck/suite/cuda_check.h"
 #include "tilecheck/suite/device_case.h"
 #include "tilecheck/suite/problem.h"
+#include "tilecheck/suite/worker.h"
 
 namespace tc::cli {
 namespace {
@@ -105,6 +111,9 @@ struct BenchOptions {
   int repeats = 20;
   int rotate_mb = 512;
   bool cublas = true;
+  double config_timeout = 300;  // seconds for one configuration's process
+  bool isolated = false;        // this process times its configurations itself (a child of bench)
+  bool header = true;           // print the header (children after the first do not)
 };
 
 // Options checked, kernel libraries loaded, the GPU found, a stream to time on; cuBLAS once the
@@ -192,6 +201,7 @@ void print_header(const Bench& b, double copy_tbs) {
   std::printf("device-to-device copy: %.2f TB/s (read + write)\n\n", copy_tbs);
   std::printf("%-12s %-10s %5s %6s %6s %5s %4s %6s %9s %15s %7s %7s %10s %8s\n", "config", "variant", "M", "K", "N",
               "group", "sms", "slices", "us", "spread us", "TB/s", "%copy", "cuBLAS us", "speedup");
+  std::fflush(stdout);  // out before the timing, which may never end
 }
 
 // One configuration's operands on the device: A and C once, the weights and scales `copies` times
@@ -300,10 +310,10 @@ void print_rows(const Bench& b, const TileConfig& config, const BenchOperands& o
   std::fflush(stdout);
 }
 
-int run_bench(const BenchOptions& o) {
+int time_here(const BenchOptions& o) {
   Bench b(o);
   const double copy_tbs = copy_ceiling(b);
-  print_header(b, copy_tbs);
+  if (o.header) print_header(b, copy_tbs);
   b.start_cublas();
   for (const TileConfig& config : b.configs()) {
     const Shape shape{o.M > 0 ? o.M : 16 * config.m_blocks, o.N, o.K, config.group()};
@@ -313,6 +323,59 @@ int run_bench(const BenchOptions& o) {
     print_rows(b, config, ops, timings, copy_tbs, cublas_seconds(b, ops));
   }
   return 0;
+}
+
+// The command line of the child that times `config` (the same options, one configuration).
+std::vector<std::string> child_command(const BenchOptions& o, const std::string& config, bool header) {
+  std::vector<std::string> a = {current_executable(), "bench", "--isolated", "--config", config};
+  for (const std::string& k : o.kernels) a.insert(a.end(), {"--kernel", k});
+  a.insert(a.end(), {"-M", std::to_string(o.M), "--sms", std::to_string(o.sms), "--rounds", std::to_string(o.rounds),
+                     "-K", std::to_string(o.K), "-N", std::to_string(o.N), "--contract", o.contract, "--repeats",
+                     std::to_string(o.repeats), "--rotate-mb", std::to_string(o.rotate_mb)});
+  if (!o.cublas) a.push_back("--no-cublas");
+  if (!header) a.push_back("--no-header");
+  return a;
+}
+
+// What ended a child that printed no rows: its status word and reason.
+std::pair<std::string, std::string> failure(const ChildResult& r, double timeout) {
+  std::string last = r.err;
+  while (!last.empty() && last.back() == '\n') last.pop_back();
+  if (r.timed_out) return {"HANG", cat("no result within ", timeout, " s (--config-timeout); the process was killed")};
+  if (r.signal != 0) {
+    const std::size_t frames = last.find("tilecheck: fatal signal");
+    return {"FAULT", cat("signal ", r.signal, " (", strsignal(r.signal), ")",
+                         frames == std::string::npos ? "" : "\n" + last.substr(frames))};
+  }
+  last = last.substr(last.find_last_of('\n') + 1);
+  const std::string prefix = "tilecheck: error: ";
+  if (last.rfind(prefix, 0) == 0) last = last.substr(prefix.size());
+  if (last.find("TC_ERR_UNSUPPORTED") != std::string::npos) return {"n/a", last};
+  return {"FAULT", last.empty() ? cat("exit status ", r.exit_code) : last};
+}
+
+// One child per configuration; their rows in order, a FAULT / HANG / n/a row for each that failed.
+int run_bench(const BenchOptions& o) {
+  if (o.isolated) return time_here(o);
+  const std::string why = gpu_unavailable_reason();
+  require(why.empty(), "tilecheck bench needs a CUDA GPU (", why, ")");
+  require(o.config_timeout > 0, "--config-timeout ", o.config_timeout, " must be positive");
+  std::vector<std::string> configs = o.configs;
+  if (configs.empty())  // the library's own list (reading it launches nothing)
+    for (const TileConfig& c : KernelPlugin::load(o.kernels.front()).configs()) configs.push_back(name(c));
+  bool header = o.header;
+  int failed = 0;
+  for (const std::string& config : configs) {
+    const ChildResult r = run_child(child_command(o, config, header), o.config_timeout);
+    std::fputs(r.out.c_str(), stdout);
+    if (r.out.find("config ") != std::string::npos) header = false;  // its header is out
+    if (r.exit_code == 0 && !r.timed_out) continue;
+    const auto [status, reason] = failure(r, o.config_timeout);
+    failed += status != "n/a";
+    std::printf("%-12s %-10s %s: %s\n", config.c_str(), "", status.c_str(), reason.c_str());
+    std::fflush(stdout);
+  }
+  return failed == 0 ? 0 : 1;
 }
 
 }  // namespace
@@ -333,6 +396,12 @@ Command add_bench(CLI::App& parent) {
   app->add_option("--repeats", o->repeats, "Graph replays; the median is reported")->capture_default_str();
   app->add_option("--rotate-mb", o->rotate_mb, "Megabytes of weight copies to rotate through")->capture_default_str();
   app->add_flag("!--no-cublas", o->cublas, "Skip the cuBLAS fp16 baseline");
+  app->add_option("--config-timeout", o->config_timeout,
+                  "Seconds for one configuration's process before its row is a HANG")
+      ->capture_default_str();
+  app->add_flag("--isolated", o->isolated, "Internal: time here, in this process")->group("");
+  app->add_flag("!--no-header", o->header, "Internal: no header")->group("");
+  app->footer("Exit status: 0 every configuration was timed (n/a rows allowed); 1 a FAULT or HANG row; 2 bad input.");
   return {app, [o] { return run_bench(*o); }};
 }
 

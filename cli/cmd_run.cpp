@@ -4,12 +4,17 @@
 // cells, and exits non-zero on any failure. Without a GPU it says so and judges a committed
 // recording of real kernel outputs (fixtures/recordings/) through the same comparator.
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
 #include <memory>
 #include <regex>
 #include <string>
+#include <thread>
+#include <unordered_map>
+
+#include <cuda_runtime.h>
 
 #include "commands.h"
 #include "tilecheck/suite/device_case.h"
@@ -17,6 +22,7 @@
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/golden.h"
 #include "tilecheck/suite/judge_pool.h"
+#include "tilecheck/suite/kernel_workers.h"
 #include "tilecheck/suite/recording.h"
 #include "tilecheck/suite/summary.h"
 
@@ -33,13 +39,18 @@ struct RunOptions {
   bool reduced = false;
   bool committed = false;  // only cases whose golden file is committed
   unsigned threads = 0;    // judging threads (0: one per hardware thread)
+  std::string contract = "all";  // marlin | fp32 | all
+  std::string devices = "0";     // CUDA ordinals "0,1", or "all"
+  double cell_timeout = 0;       // seconds from launch to result; 0: from the problem's size
+  int fault_limit = 3;           // consecutive faults of a configuration before its cells are skipped
 };
 
-// One progress line every few seconds, so long runs show they are alive.
+// One progress line every few seconds, so long runs show they are alive (from any thread).
 class Progress {
  public:
   explicit Progress(std::size_t total) : total_(total), start_(std::chrono::steady_clock::now()), last_(start_) {}
   void step(std::size_t done, const Cell& cell) {
+    std::lock_guard<std::mutex> lock(mutex_);
     const auto now = std::chrono::steady_clock::now();
     if (done == total_ ? ended_ : now - last_ < std::chrono::seconds(3)) return;
     ended_ = done == total_;
@@ -49,6 +60,7 @@ class Progress {
   }
 
  private:
+  std::mutex mutex_;
   std::size_t total_;
   std::chrono::steady_clock::time_point start_, last_;
   bool ended_ = false;  // the 100 % line is printed once
@@ -95,21 +107,26 @@ int judge_recording(const std::string& path, const std::regex& filter, const Run
 }
 
 // The matrix for this kernel library on this device, narrowed by --reduced, --committed and --filter.
-std::vector<Cell> live_cells(const KernelPlugin& kernel, const GoldenPaths& paths, const std::regex& filter,
+std::vector<Cell> live_cells(const WorkerInfo& kernel, const GoldenPaths& paths, const std::regex& filter,
                              const RunOptions& o) {
   MatrixOptions m;
-  m.variant = kernel.info().variant;
-  m.all_sms = device_multiprocessors();
+  m.kernel = kernel.kernel_name;
+  m.variant = kernel.variant;
+  m.all_sms = kernel.multiprocessors;
   m.reduced = o.reduced;
   std::vector<CatalogueEntry> entries = load_catalogue(paths.catalogue()).entries;
   if (o.committed)
     entries.erase(std::remove_if(entries.begin(), entries.end(),
                                  [](const CatalogueEntry& e) { return e.storage != Storage::committed; }),
                   entries.end());
+  if (o.contract != "all")
+    entries.erase(std::remove_if(entries.begin(), entries.end(),
+                                 [&](const CatalogueEntry& e) { return name(e.spec.contract) != o.contract; }),
+                  entries.end());
   std::vector<Cell> cells;
-  for (const Cell& c : suite_cells(entries, kernel.configs(), m))
+  for (const Cell& c : suite_cells(entries, kernel.configs, m))
     if (std::regex_search(c.name(), filter)) cells.push_back(c);
-  require(!cells.empty(), "no cell of the matrix matches --filter '", o.filter, "'");
+  require(!cells.empty(), "no cell of the matrix matches --filter '", o.filter, "' and --contract ", o.contract);
   return cells;
 }
 
@@ -129,35 +146,97 @@ CellOutcome live_outcome(const Fixture& f, const Cell& cell, const KernelRun& r,
   return outcome;
 }
 
+// --devices: "all", or a comma-separated list of CUDA ordinals that exist here.
+std::vector<int> parse_devices(const std::string& text) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  require(e == cudaSuccess, "cudaGetDeviceCount: ", cudaGetErrorString(e));
+  std::vector<int> devices;
+  if (text == "all") {
+    for (int d = 0; d < count; ++d) devices.push_back(d);
+    return devices;
+  }
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    require(!item.empty() && item.find_first_not_of("0123456789") == std::string::npos && item.size() < 4,
+            "--devices '", text, "': '", item, "' is not a device ordinal (expected 'all' or e.g. '0,1')");
+    const int d = std::stoi(item);
+    require(d < count, "--devices '", text, "': device ", d, " does not exist (this machine has ", count, ")");
+    require(std::find(devices.begin(), devices.end(), d) == devices.end(), "--devices '", text, "' names device ",
+            d, " twice");
+    devices.push_back(d);
+    start = comma + 1;
+  }
+  return devices;
+}
+
+// The cells of one case, in matrix order: a worker uploads a case's inputs once for all of them.
+std::vector<std::pair<std::size_t, std::size_t>> case_runs(const std::vector<Cell>& cells) {
+  std::vector<std::pair<std::size_t, std::size_t>> runs;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (runs.empty() || cells[runs.back().first].case_id != cells[i].case_id) runs.push_back({i, i});
+    runs.back().second = i + 1;
+  }
+  return runs;
+}
+
 int run_live(const std::regex& filter, const RunOptions& o) {
-  const KernelPlugin kernel = KernelPlugin::load(o.kernel);
+  KernelWorkersOptions w;
+  w.executable = current_executable();
+  w.kernel = o.kernel;
+  w.devices = parse_devices(o.devices);
+  w.cell_timeout = o.cell_timeout;
+  w.fault_limit = o.fault_limit;
+  KernelWorkers workers(w);
+  const WorkerInfo& kernel = workers.info();
   const GoldenPaths paths = default_golden_paths();
   const std::vector<Cell> cells = live_cells(kernel, paths, filter, o);
-  SuiteRunner runner(&kernel, paths);
-  std::mutex hdf5;  // fixture loads here, error-map writes on the workers
+  std::mutex hdf5;  // fixture loads on the feeders, error-map writes on the judges
   JudgePool pool(o.threads);
-  std::cout << "tilecheck run: " << kernel.info().name << " (" << kernel.info().variant << ") from " << o.kernel
-            << "\n  on " << device_description() << "; " << cells.size() << " cells, judged on " << pool.threads()
-            << " threads\n";
+  std::cout << "tilecheck run: " << kernel.kernel_name << " (" << kernel.variant << ") from " << o.kernel << "\n  on "
+            << kernel.device << " x " << workers.slots() << " (worker processes); " << cells.size()
+            << " cells, judged on " << pool.threads() << " threads\n";
   Recording recording;
+  std::mutex recording_mutex;
   Progress progress(cells.size());
-  for (const Cell& cell : cells) {
-    const auto start = std::chrono::steady_clock::now();
-    const std::shared_ptr<const Fixture> f = fixture_for(runner, cell.case_id, hdf5);
-    // The kernel runs here, one cell at a time (one context, one workspace); the judging overlaps.
-    auto r = std::make_shared<const KernelRun>(runner.execute(cell));
-    const double run_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!o.record.empty() && r->status.ok()) recording.cells.push_back({cell, r->C, r->guard});
-    pool.submit(cell, [f, r, cell, run_seconds, &o, &hdf5] { return live_outcome(*f, cell, *r, run_seconds, o, hdf5); });
-    progress.step(pool.completed(), cell);
-  }
+  const auto runs = case_runs(cells);
+  std::atomic<std::size_t> next_run{0};
+  // One feeder thread per device: it takes the next case, runs its cells in its worker, and hands
+  // each output to the judges.
+  const auto feed = [&](int slot) {
+    SuiteRunner fixtures(nullptr, paths);
+    for (std::size_t r = next_run++; r < runs.size(); r = next_run++) {
+      for (std::size_t i = runs[r].first; i < runs[r].second; ++i) {
+        const Cell& cell = cells[i];
+        const std::shared_ptr<const Fixture> f = fixture_for(fixtures, cell.case_id, hdf5);
+        auto run = std::make_shared<const CellRun>(workers.run(slot, cell, *f));
+        if (!o.record.empty() && run->run.status.ok()) {
+          std::lock_guard<std::mutex> lock(recording_mutex);
+          recording.cells.push_back({cell, run->run.C, run->run.guard});
+        }
+        pool.submit(cell, [f, run, &cell, &o, &hdf5] { return live_outcome(*f, cell, run->run, run->seconds, o, hdf5); });
+        progress.step(pool.completed(), cell);
+      }
+    }
+  };
+  std::vector<std::thread> feeders;
+  for (int slot = 0; slot < workers.slots(); ++slot) feeders.emplace_back(feed, slot);
+  for (std::thread& t : feeders) t.join();
+  std::vector<CellOutcome> outcomes = pool.finish();
+  // Several feeders submit in any order: report in matrix order.
+  std::unordered_map<std::string, std::size_t> order;
+  for (std::size_t i = 0; i < cells.size(); ++i) order[cells[i].name()] = i;
+  std::sort(outcomes.begin(), outcomes.end(),
+            [&](const CellOutcome& a, const CellOutcome& b) { return order[a.cell.name()] < order[b.cell.name()]; });
   Summary summary;
-  for (const CellOutcome& outcome : pool.finish()) summary.add(outcome);
+  for (const CellOutcome& outcome : outcomes) summary.add(outcome);
   progress.step(cells.size(), cells.back());
   if (!o.record.empty()) {
-    recording.device = device_description();
-    recording.kernel = kernel.info().name;
-    recording.variant = kernel.info().variant;
+    recording.device = kernel.device;
+    recording.kernel = kernel.kernel_name;
+    recording.variant = kernel.variant;
     recording.tilecheck_version = current_provenance().generator_version;
     write_recording(recording, o.record);
     std::cout << "recorded " << recording.cells.size() << " outputs to " << o.record << "\n";
@@ -185,6 +264,24 @@ Command add_run(CLI::App& parent) {
   app->add_option("--threads", o->threads, "Threads judging cells, one cell each (0: one per hardware thread)")
       ->capture_default_str();
   app->add_flag("--committed", o->committed, "Only cases whose golden file is committed (no large on-demand ones)");
+  app->add_option("--contract", o->contract, "Only cases of this numerics contract")
+      ->check(CLI::IsMember({"marlin", "fp32", "all"}))
+      ->capture_default_str();
+  app->add_option("--devices", o->devices, "GPUs to run on, one worker process each: 'all' or ordinals like '0,1'")
+      ->capture_default_str();
+  app->add_option("--cell-timeout", o->cell_timeout,
+                  "Seconds a cell may run from launch to result before it is a HANG (0: 30 s plus the multiply-adds "
+                  "at 0.1 TFLOP/s)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  app->add_option("--fault-limit", o->fault_limit,
+                  "Consecutive FAULT/HANG cells of one configuration after which its other cells are not run")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  app->footer(
+      "Each kernel runs in worker processes: a cell that faults, crashes or hangs is FAULT or HANG and the run goes "
+      "on. A cell the library does not implement (TC_ERR_UNSUPPORTED) is n/a, never a failure.\n"
+      "Exit status: 0 every cell that ran passed; 1 any FAIL, FAULT, HANG or ERROR; 2 bad input.");
   return {app, [o] {
             std::regex filter;
             try {

@@ -26,6 +26,7 @@
 #include "tilecheck/suite/recording.h"
 #include "tilecheck/compare/report.h"
 #include "tilecheck/suite/runner.h"
+#include "tilecheck/suite/worker.h"
 
 namespace tc::cli {
 namespace {
@@ -164,13 +165,18 @@ void run_bisect(const TilesOptions& o, const Fixture& f, const Expectation& e, c
               t.tile_col, o.dump_kernel.c_str(), output_failed ? "fails" : "passes", dep.text.c_str());
 }
 
-// The output to judge: an output file of any kernel, a recording's cell, or the kernel run live.
-HalfMatrix output_to_judge(const TilesOptions& o, SuiteRunner& runner, const Cell& cell, const Shape& shape) {
-  if (!o.output.empty()) return h5::read_half_matrix(h5::File::open(o.output), "C", shape.M, shape.N);
-  if (!o.recording.empty()) return recorded_output(o.recording, cell);
-  const KernelRun r = runner.execute(cell);
-  require(r.status.ok(), name(cell.config), ": ", r.status.message);
-  return r.C;
+// The kernel run live in a worker process: a fault, crash or hang ends only the worker, and is the
+// cell's verdict (exit 1). A cell the library does not implement is bad input (exit 2).
+KernelRun run_in_worker(WorkerProcess& worker, const Fixture& f, const Cell& cell) {
+  Launch launch;
+  launch.config = cell.config;
+  launch.sms = cell.sms;
+  const Shape& s = f.spec.shape;
+  KernelRun r = worker.run(cell.case_id, f.A, f.B_marlin, f.scales_marlin, s.group, cell.contract, launch,
+                           default_cell_timeout(s.M, s.N, s.K));
+  require(r.status.status != TC_ERR_UNSUPPORTED, "the kernel library does not implement this cell (",
+          name(cell.config), "): ", r.status.message);
+  return r;
 }
 
 int run_tiles(const TilesOptions& o) {
@@ -179,7 +185,7 @@ int run_tiles(const TilesOptions& o) {
     require(why.empty(), "--bisect runs the dump variant of the kernel and needs a GPU (", why, ")");
   }
   const GoldenPaths paths = default_golden_paths();
-  std::unique_ptr<KernelPlugin> kernel;
+  std::unique_ptr<WorkerProcess> worker;
   Cell cell;
   cell.case_id = o.case_id;
   cell.config = parse_config(o.config);
@@ -188,20 +194,34 @@ int run_tiles(const TilesOptions& o) {
   if (live) {
     const std::string why = gpu_unavailable_reason();
     require(why.empty(), "no --output or --recording given, and no GPU to run the kernel on (", why, ")");
-    kernel = std::make_unique<KernelPlugin>(KernelPlugin::load(o.kernel));
-    cell.sms = o.sms > 0 ? o.sms : device_multiprocessors();
+    worker = std::make_unique<WorkerProcess>(current_executable(), o.kernel, 0);
+    cell.sms = o.sms > 0 ? o.sms : worker->info().multiprocessors;
   } else {
     require(o.sms >= 1, "--sms ", o.sms, ": give the grid size the output was made with (at least 1)");
     cell.sms = o.sms;
   }
-  SuiteRunner runner(kernel.get(), paths);
+  SuiteRunner runner(nullptr, paths);
   const Fixture& f = runner.fixture(o.case_id);
   cell.contract = o.contract.empty() ? f.spec.contract : parse_contract(o.contract);
   validate_config(cell.config, f.spec.shape);
 
   const Expectation e =
       make_expectation(f, cell.contract, make_schedule(f.spec.shape, cell.config, cell.sms), o.case_id);
-  const Comparison c = compare(e, output_to_judge(o, runner, cell, f.spec.shape));
+  HalfMatrix C;
+  if (!o.output.empty()) {
+    C = h5::read_half_matrix(h5::File::open(o.output), "C", f.spec.shape.M, f.spec.shape.N);
+  } else if (!o.recording.empty()) {
+    C = recorded_output(o.recording, cell);
+  } else {
+    KernelRun r = run_in_worker(*worker, f, cell);
+    if (!r.status.ok()) {  // FAULT, HANG, or the library refused the launch
+      std::printf("%s %s: %s\n", r.hang ? "HANG" : r.fault ? "FAULT" : "ERROR", name(cell.config).c_str(),
+                  r.status.message.c_str());
+      return 1;
+    }
+    C = std::move(r.C);
+  }
+  const Comparison c = compare(e, C);
   ReportOptions options;
   if (!o.report.empty()) {
     write_error_map(o.report, e, c);

@@ -18,5 +18,6 @@ Command add_golden(CLI::App& parent);
 Command add_bench(CLI::App& parent);
 Command add_tiles(CLI::App& parent);
 Command add_compare(CLI::App& parent);
+Command add_worker(CLI::App& parent);
 
 }  // namespace tc::cli

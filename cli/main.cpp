@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   CLI::App app{"tilecheck: validate Marlin-style INT4xFP16 GEMM kernels against a CPU reference"};
   app.require_subcommand(1);
   const std::vector<tc::cli::Command> commands = {tc::cli::add_run(app), tc::cli::add_golden(app),
-                                                     tc::cli::add_bench(app), tc::cli::add_tiles(app), tc::cli::add_compare(app)};
+                                                     tc::cli::add_bench(app), tc::cli::add_tiles(app), tc::cli::add_compare(app),
+                                                     tc::cli::add_worker(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -6,6 +6,20 @@
 # Tests are discovered PRE_TEST, so a build never runs a GPU binary at build time; a GPU test on a
 # machine without a GPU reports SKIPPED (GTEST_SKIP), which ctest shows as "Skipped".
 include(GoogleTest)
+
+# The kernel libraries the GPU suite runs, by name: our own variants (kernel/CMakeLists.txt) and
+# every library that TC_EXTERNAL_KERNELS names (tests/CMakeLists.txt). Each is registered once and
+# gets the same tests: the matrix, the kernel tests and the sanitizer tier.
+set(TC_EXTERNAL_KERNELS "" CACHE STRING
+    "Kernel plugin libraries (;-separated paths) to run through the GPU suite beside our own variants")
+function(tc_register_kernel_library name path)
+  set_property(GLOBAL APPEND PROPERTY TC_KERNEL_VARIANTS ${name})
+  set_property(GLOBAL PROPERTY TC_KERNEL_PATH_${name} ${path})
+endfunction()
+function(tc_kernel_library_path name out)
+  get_property(path GLOBAL PROPERTY TC_KERNEL_PATH_${name})
+  set(${out} ${path} PARENT_SCOPE)
+endfunction()
 set(TC_TEST_LABELS cpu gpu sanitizer mutation notebook)
 
 function(tc_add_gtest)
@@ -19,7 +33,7 @@ function(tc_add_gtest)
     set(T_TIMEOUT 300)
   endif()
   add_executable(${T_NAME} ${T_SOURCES})
-  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} GTest::gtest GTest::gtest_main tc_warnings)
+  target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} tc_gtest_main GTest::gtest tc_warnings)
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # "common/<helper>.h"
   if(NOT T_PER_KERNEL_VARIANT)
     gtest_discover_tests(${T_NAME}
@@ -30,10 +44,34 @@ function(tc_add_gtest)
   endif()
   get_property(variants GLOBAL PROPERTY TC_KERNEL_VARIANTS)
   foreach(variant IN LISTS variants)
+    tc_kernel_library_path(${variant} library)
     gtest_discover_tests(${T_NAME}
       DISCOVERY_MODE PRE_TEST
       PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
-                 ENVIRONMENT "TC_KERNEL=${TC_KERNEL_DIR}/libtc_kernel_${variant}.so"
+                 ENVIRONMENT "TC_KERNEL=${library}"
       TEST_PREFIX "${T_NAME}.${variant}.")
   endforeach()
+endfunction()
+
+# A ctest that runs many GoogleTest cases in one process (the GPU matrix: one process per kernel
+# library and configuration). The process's exit status decides (tests/common/gtest_main.cpp): a
+# failure anywhere is Failed, Skipped only when every case skipped. GPU processes ask ctest for one
+# GPU (RESOURCE_GROUPS; with --resource-spec-file ctest spreads them over the GPUs it lists).
+#   tc_add_cell_process_test(NAME <test> COMMAND <command...> LABELS <labels> [TIMEOUT <s>] [COST <c>]
+#                            [ENVIRONMENT <VAR=value...>])
+set(TC_CELL_PROCESS_PROPERTIES SKIP_RETURN_CODE 77)
+function(tc_add_cell_process_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT;COST" "COMMAND;LABELS;ENVIRONMENT" ${ARGN})
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 600)
+  endif()
+  if(NOT T_COST)
+    set(T_COST 0)
+  endif()
+  add_test(NAME ${T_NAME} COMMAND ${T_COMMAND})
+  set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} COST ${T_COST}
+                       ENVIRONMENT "${T_ENVIRONMENT}" ${TC_CELL_PROCESS_PROPERTIES})
+  if("gpu" IN_LIST T_LABELS OR "sanitizer" IN_LIST T_LABELS)
+    set_tests_properties(${T_NAME} PROPERTIES RESOURCE_GROUPS "gpus:1")
+  endif()
 endfunction()

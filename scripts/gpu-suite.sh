@@ -4,10 +4,14 @@
 # asked, and the benchmark. Logs and a results draft go to $OUT (default out/gpu); the draft is what
 # docs/results/gpu-YYYY-MM-DD.md is made from.
 #   scripts/gpu-suite.sh [--labels "gpu sanitizer"] [--no-bench] [--jobs N] [--mutants "1 2"]
-#                        [--dump-mutants "1 14"] [--fetch-order-ab] [--live-run]
+#                        [--dump-mutants "1 14"] [--fetch-order-ab] [--live-run] [--ist-marlin DIR] [--kit-ctest]
 #   --dump-mutants   also build these mutants' dump variants (tilecheck tiles --bisect on a broken build)
 #   --fetch-order-ab time the upstream, swapped and hoisted libraries A/B/A/B (scripts/fetch-order-ab.py)
 #   --live-run       `make run PRESET=gpu`: the main job, live, after the labels
+#   --ist-marlin DIR build our adapter for upstream Marlin from DIR and run `tilecheck run` on it
+#   --kit-ctest      register the misbehaving kit as external kernels and run their matrix processes
+#                    for the victim configurations and a bystander (each must report exactly)
+# The labels exclude external kernels' tests (.tc_kit_*, .tc_ist_marlin.): they run in their own steps.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu}
@@ -18,6 +22,8 @@ mutants=""
 dump_mutants=""
 ab=0
 live=0
+ist_marlin=""
+kit=0
 while [ $# -gt 0 ]; do
   case $1 in
     --labels) labels=$2; shift 2 ;;
@@ -27,7 +33,9 @@ while [ $# -gt 0 ]; do
     --dump-mutants) dump_mutants=$2; shift 2 ;;
     --fetch-order-ab) ab=1; shift ;;
     --live-run) live=1; shift ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --ist-marlin) ist_marlin=$2; shift 2 ;;
+    --kit-ctest) kit=1; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "gpu-suite: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -47,7 +55,12 @@ commit=${TC_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}
 
 seconds() { echo $(( $(date +%s) - $1 )); }
 t0=$(date +%s)
-cmake --preset gpu "-DTC_MUTANT_LIST=${mutants// /;}" "-DTC_DUMP_MUTANT_LIST=${dump_mutants// /;}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+externals=""
+if [ "$kit" = 1 ]; then
+  for k in trap hang unsupported wrong_tile crash; do externals="$externals;$PWD/build/gpu/kernel/libtc_kit_$k.so"; done
+fi
+cmake --preset gpu "-DTC_MUTANT_LIST=${mutants// /;}" "-DTC_DUMP_MUTANT_LIST=${dump_mutants// /;}" \
+  "-DTC_IST_MARLIN_SRC=$ist_marlin" "-DTC_EXTERNAL_KERNELS=${externals#;}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 status=0
 if ! cmake --build --preset gpu -- -k 0 > "$out/build.log" 2>&1; then  # keep going: test what built
   status=1
@@ -60,7 +73,7 @@ echo "- golden regenerate --all (large fixtures): $(seconds "$t") s" >> "$summar
 
 for label in $labels; do
   t=$(date +%s)
-  ctest --preset gpu -L "$label" -j "$jobs" --output-on-failure > "$out/ctest-$label.log" 2>&1 || status=1
+  ctest --preset gpu -L "$label" -E '[.]tc_(kit_[a-z_]+|ist_marlin)[.]' -j "$jobs" --output-on-failure > "$out/ctest-$label.log" 2>&1 || status=1
   {
     echo
     echo "## ctest -L $label ($(seconds "$t") s wall)"
@@ -75,6 +88,22 @@ for label in $labels; do
   fi
 done
 
+if [ "$kit" = 1 ]; then  # the ctest registration of foreign kernels, on the kit: exact per process
+  t=$(date +%s)
+  ctest --preset gpu -R '^suite_gpu[.]tc_kit_[a-z_]+[.](m1n8k8g4|m2n16k4g8|m1n8k8g2|m1n8k8gcol|m4n16k4gcol|m1n8k8g8)$' \
+    -j "$jobs" --output-on-failure > "$out/ctest-kit.log" 2>&1
+  { echo; echo "## ctest: the kit as external kernels ($(seconds "$t") s)"; echo
+    grep -E "Test +#[0-9]+: suite_gpu" "$out/ctest-kit.log" | sed 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: /    /'; } >> "$summary"
+fi
+
+if [ -n "$ist_marlin" ]; then  # upstream Marlin through tilecheck run (issue: foreign kernels)
+  t=$(date +%s)
+  build/gpu/cli/tilecheck run --kernel build/gpu/kernel/libtc_ist_marlin.so --json "$out/ist-marlin.json" \
+    --errmaps "$out/ist-marlin-errmaps" > "$out/ist-marlin-run.txt" 2> "$out/ist-marlin-progress.txt"
+  { echo; echo "## tilecheck run --kernel libtc_ist_marlin.so ($(seconds "$t") s)"; echo
+    grep -E "^tilecheck run|cells:|^  (FAIL|FAULT|HANG|ERROR|n/a)" "$out/ist-marlin-run.txt" | head -30 | sed 's/^/    /'; } >> "$summary"
+fi
+
 if [ "$ab" = 1 ]; then  # slice_count 1 (one block per tile column) and > 1 (blocks share columns)
   t=$(date +%s)
   python3 scripts/fetch-order-ab.py --build build/gpu > "$out/fetch-order-ab.txt" 2> "$out/fetch-order-ab.log" || status=1
@@ -84,7 +113,7 @@ fi
 if [ "$live" = 1 ]; then
   t=$(date +%s)
   make run PRESET=gpu > "$out/run.txt" 2> "$out/run-progress.txt" || status=1
-  { echo; echo "## make run PRESET=gpu ($(seconds "$t") s)"; echo; grep -E "^tilecheck run|cells:|^  (FAIL|FAULT|ERROR)" "$out/run.txt" | head -20 | sed 's/^/    /'; } >> "$summary"
+  { echo; echo "## make run PRESET=gpu ($(seconds "$t") s)"; echo; grep -E "^tilecheck run|cells:|^  (FAIL|FAULT|HANG|ERROR)" "$out/run.txt" | head -20 | sed 's/^/    /'; } >> "$summary"
 fi
 
 if [ "$bench" = 1 ]; then

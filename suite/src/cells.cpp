@@ -30,7 +30,9 @@ std::vector<int> grid_sweep(SizeClass c, int all_sms) {
   return sweep;
 }
 
-bool is_fetch_order_variant(const std::string& variant) { return variant == "swapped" || variant == "hoisted"; }
+bool is_fetch_order_variant(const std::string& kernel, const std::string& variant) {
+  return kernel == kOurKernel && (variant == "swapped" || variant == "hoisted");
+}
 
 namespace {
 
@@ -38,7 +40,7 @@ bool applies(const TileConfig& c, const CaseSpec& s, const MatrixOptions& o) {
   const Shape& shape = s.shape;
   if (c.group_blocks != group_blocks_for(shape.group)) return false;
   if (shape.N % c.tile_n() != 0 || shape.K % c.tile_k() != 0) return false;
-  if (is_fetch_order_variant(o.variant) && !is_per_column(shape.group)) return false;  // same code path
+  if (is_fetch_order_variant(o.kernel, o.variant) && !is_per_column(shape.group)) return false;  // same code path
   if (size_class(shape) == SizeClass::large && c.m_blocks != choose_config(shape).m_blocks) return false;
   return true;
 }

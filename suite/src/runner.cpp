@@ -13,6 +13,8 @@ const char* name(CellStatus s) {
     case CellStatus::pass: return "pass";
     case CellStatus::fail: return "FAIL";
     case CellStatus::fault: return "FAULT";
+    case CellStatus::hang: return "HANG";
+    case CellStatus::not_applicable: return "n/a";
     case CellStatus::error: return "ERROR";
   }
   return "?";
@@ -87,8 +89,14 @@ CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, 
 CellOutcome unjudged_outcome(const Cell& cell, const KernelRun& r) {
   CellOutcome out;
   out.cell = cell;
-  if (r.fault) {
+  if (r.hang) {
+    out.status = CellStatus::hang;
+    out.message = r.status.message;
+  } else if (r.fault) {
     out.status = CellStatus::fault;
+    out.message = r.status.message;
+  } else if (r.status.status == TC_ERR_UNSUPPORTED) {
+    out.status = CellStatus::not_applicable;
     out.message = r.status.message;
   } else {
     out.status = CellStatus::error;

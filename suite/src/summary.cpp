@@ -13,7 +13,7 @@ namespace tc {
 namespace {
 
 struct Aggregate {
-  int cells = 0, fail = 0, fault = 0, error = 0;
+  int cells = 0, fail = 0, fault = 0, hang = 0, not_applicable = 0, error = 0;
   std::int32_t worst_ulp = 0;
   double worst_utilization = 0;
 };
@@ -21,8 +21,10 @@ struct Aggregate {
 std::string describe(const Aggregate& a) {
   if (a.cells == 0) return "-";
   if (a.fault) return cat("FAULT ", a.fault);
+  if (a.hang) return cat("HANG ", a.hang);
   if (a.error) return cat("ERROR ", a.error);
   if (a.fail) return cat("FAIL ", a.fail, "/", a.cells);
+  if (a.not_applicable == a.cells) return "n/a";
   char text[32];
   std::snprintf(text, sizeof text, "pass %d/%.2f", a.worst_ulp, a.worst_utilization);
   return text;
@@ -43,6 +45,8 @@ void Summary::print(std::ostream& out, std::size_t max_listed) const {
     ++a.cells;
     a.fail += o.status == CellStatus::fail;
     a.fault += o.status == CellStatus::fault;
+    a.hang += o.status == CellStatus::hang;
+    a.not_applicable += o.status == CellStatus::not_applicable;
     a.error += o.status == CellStatus::error;
     a.worst_ulp = std::max(a.worst_ulp, o.worst_ulp);
     a.worst_utilization = std::max(a.worst_utilization, o.worst_utilization);
@@ -66,13 +70,16 @@ void Summary::print(std::ostream& out, std::size_t max_listed) const {
     }
     out << "\n";
   }
-  out << "(cells: pass <worst |ULP|>/<worst bound utilisation>; FAIL n/m; FAULT n; - none)\n";
-  const int failing = static_cast<int>(outcomes_.size()) - count(CellStatus::pass);
+  out << "(cells: pass <worst |ULP|>/<worst bound utilisation>; FAIL n/m; FAULT n; HANG n; n/a: not implemented "
+         "by the library; - none)\n";
+  const int failing = static_cast<int>(outcomes_.size()) - count(CellStatus::pass) - count(CellStatus::not_applicable);
   out << outcomes_.size() << " cells: " << count(CellStatus::pass) << " pass, " << count(CellStatus::fail)
-      << " fail, " << count(CellStatus::fault) << " fault, " << count(CellStatus::error) << " error\n";
+      << " fail, " << count(CellStatus::fault) << " fault, " << count(CellStatus::hang) << " hang, "
+      << count(CellStatus::not_applicable) << " n/a, " << count(CellStatus::error) << " error\n";
+  print_not_applicable(out);
   std::size_t listed = 0;
   for (const CellOutcome& o : outcomes_) {
-    if (o.status == CellStatus::pass) continue;
+    if (o.status == CellStatus::pass || o.status == CellStatus::not_applicable) continue;
     if (listed++ == max_listed) {
       out << "  ... and " << failing - static_cast<int>(max_listed) << " more (see --json)\n";
       break;
@@ -81,6 +88,17 @@ void Summary::print(std::ostream& out, std::size_t max_listed) const {
     if (!o.error_map.empty()) out << " [" << o.error_map << "]";
     out << "\n";
   }
+}
+
+void Summary::print_not_applicable(std::ostream& out) const {
+  std::map<std::string, int> reasons;  // the library's words, and how many cells it said them for
+  for (const CellOutcome& o : outcomes_)
+    if (o.status == CellStatus::not_applicable) ++reasons[o.message];
+  for (const auto& [reason, cells] : reasons) out << "  n/a " << cells << " cells: " << reason << "\n";
+}
+
+bool Summary::passed() const {
+  return count(CellStatus::fail) + count(CellStatus::fault) + count(CellStatus::hang) + count(CellStatus::error) == 0;
 }
 
 void Summary::write_json(const std::string& path) const {
@@ -111,6 +129,8 @@ void Summary::write_json(const std::string& path) const {
                               {"pass", count(CellStatus::pass)},
                               {"fail", count(CellStatus::fail)},
                               {"fault", count(CellStatus::fault)},
+                              {"hang", count(CellStatus::hang)},
+                              {"n/a", count(CellStatus::not_applicable)},
                               {"error", count(CellStatus::error)}};
   std::ofstream file(path);
   require(file.good(), "cannot write ", path);

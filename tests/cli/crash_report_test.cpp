@@ -1,6 +1,6 @@
-// A kernel plugin that crashes takes tilecheck down, but not silently: the crash report names the
-// signal and the library with the offset of the faulting frame, and the process still dies of the
-// signal (so ctest and shells see a crash, not an exit code).
+// A kernel plugin that crashes takes its process down (a worker: tilecheck/suite/worker.h), but not
+// silently: the crash report names the signal and the library with the offset of the faulting
+// frame, and the process still dies of the signal (so its parent, ctest and shells see a crash).
 #include <csignal>
 #include <filesystem>
 
@@ -15,7 +15,7 @@ TEST(CrashReport, APluginCrashNamesTheSignalAndTheLibrary) {
   const std::filesystem::path scratch = std::filesystem::path(::testing::TempDir()) / "tilecheck_crash_report";
   std::filesystem::create_directories(scratch);
   const testing::CommandResult r =
-      testing::run_command(std::string(TC_TILECHECK) + " bench --kernel " + TC_CRASH_PLUGIN, scratch);
+      testing::run_command(std::string(TC_TILECHECK) + " worker --kernel " + TC_CRASH_PLUGIN + " </dev/null", scratch);
   // popen's shell reports a death by signal as 128 + the signal
   EXPECT_TRUE(r.code == 128 + SIGSEGV || r.code == -1) << "tilecheck must die of the signal, not exit " << r.code
                                                        << "; stderr:\n" << r.err;

@@ -50,7 +50,7 @@ TEST_F(RunCli, JudgesACorrectRecordingAndPrintsTheTable) {
   const auto r = tilecheck("run --recording " + path("rec.h5") + " --json " + path("cells.json"));
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("config \\ case"), std::string::npos) << r.out;
-  EXPECT_NE(r.out.find("2 cells: 2 pass, 0 fail, 0 fault, 0 error"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("2 cells: 2 pass, 0 fail, 0 fault, 0 hang, 0 n/a, 0 error"), std::string::npos) << r.out;
   EXPECT_TRUE(fs::exists(path("cells.json")));
 }
 

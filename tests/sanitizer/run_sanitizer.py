@@ -162,7 +162,9 @@ class Run:
 
 
 def run_tool(args: argparse.Namespace, sanitizer: str) -> Run:
-    env = dict(os.environ, TC_KERNEL=os.path.abspath(args.kernel))
+    # TC_IN_PROCESS: the kernel runs in the suite's own process, the one the tool watches (by default
+    # the suite runs kernels in worker processes).
+    env = dict(os.environ, TC_KERNEL=os.path.abspath(args.kernel), TC_IN_PROCESS="1")
     with tempfile.TemporaryDirectory(prefix="tc-sanitizer-") as tmp:
         tool_log = os.path.join(tmp, "report.txt")
         cmd = sanitizer_command(sanitizer, args.tool, tool_log, args.suite, args.filter, args.tool_options)

@@ -16,8 +16,9 @@
 namespace tc {
 namespace {
 
-std::vector<Cell> matrix(const std::string& variant) {
+std::vector<Cell> matrix(const std::string& variant, const std::string& kernel = kOurKernel) {
   MatrixOptions options;
+  options.kernel = kernel;
   options.variant = variant;
   return suite_cells(load_catalogue(default_golden_paths().catalogue()).entries, testing::library_configs(),
                      options);
@@ -47,6 +48,9 @@ TEST(SuiteCells, MutantsAndForeignPluginsGetTheWholeMatrix) {
   const std::set<std::string> upstream = without_variant(matrix("upstream"));
   for (const char* variant : {"mut05", "mut10", "their_kernel"})
     EXPECT_EQ(without_variant(matrix(variant)), upstream) << variant;
+  // A variant name decides nothing for another library, even one of ours.
+  for (const char* variant : {"swapped", "hoisted"})
+    EXPECT_EQ(without_variant(matrix(variant, "their-marlin")), upstream) << variant;
   const std::vector<Cell> mutant = matrix("mut10");
   EXPECT_TRUE(std::any_of(mutant.begin(), mutant.end(), [](const Cell& c) { return c.config.group_blocks > 0; }))
       << "a mutant of the grouped-scale path must meet grouped cells";
@@ -61,11 +65,12 @@ TEST(SuiteCells, OtherFetchOrdersGetThePerColumnPartOnly) {
     }
   ASSERT_FALSE(per_column.empty());
   for (const char* variant : {"swapped", "hoisted"}) {
-    EXPECT_TRUE(is_fetch_order_variant(variant));
+    EXPECT_TRUE(is_fetch_order_variant(kOurKernel, variant));
+    EXPECT_FALSE(is_fetch_order_variant("their-marlin", variant));
     EXPECT_EQ(without_variant(matrix(variant)), per_column) << variant;
   }
-  EXPECT_FALSE(is_fetch_order_variant("upstream"));
-  EXPECT_FALSE(is_fetch_order_variant("mut01"));
+  EXPECT_FALSE(is_fetch_order_variant(kOurKernel, "upstream"));
+  EXPECT_FALSE(is_fetch_order_variant(kOurKernel, "mut01"));
 }
 
 }  // namespace

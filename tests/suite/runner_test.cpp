@@ -82,7 +82,7 @@ TEST(JudgeCell, ACellAskingForAnotherContractIsAnError) {
   }
 }
 
-TEST(UnjudgedOutcome, AFaultIsFaultAndAnyOtherFailureIsError) {
+TEST(UnjudgedOutcome, AFaultIsFaultAHangIsHangUnsupportedIsNotApplicableAndTheRestIsError) {
   const Cell cell{kCase, TileConfig{1, 8, 8, 8}, Contract::marlin, "upstream", 1};
   KernelRun fault;
   fault.fault = true;
@@ -93,12 +93,26 @@ TEST(UnjudgedOutcome, AFaultIsFaultAndAnyOtherFailureIsError) {
   EXPECT_EQ(f.message, fault.status.message);
   EXPECT_EQ(f.cell.name(), cell.name());
 
+  KernelRun hang;
+  hang.fault = hang.hang = true;
+  hang.status = {TC_ERR_CUDA, "HANG: no result within 30 s of the launch; the worker was killed"};
+  const CellOutcome h = unjudged_outcome(cell, hang);
+  EXPECT_EQ(h.status, CellStatus::hang);
+  EXPECT_EQ(h.message, hang.status.message);
+
+  KernelRun unsupported;
+  unsupported.status = {TC_ERR_UNSUPPORTED, "no configuration runs N=96"};
+  EXPECT_FALSE(judgeable(unsupported));
+  const CellOutcome n = unjudged_outcome(cell, unsupported);
+  EXPECT_EQ(n.status, CellStatus::not_applicable);
+  EXPECT_EQ(n.message, "no configuration runs N=96");  // the library's own words
+
   KernelRun refused;
-  refused.status = {TC_ERR_UNSUPPORTED, "no configuration runs N=96"};
+  refused.status = {TC_ERR_INVALID_ARGUMENT, "sms=0 is not allowed"};
   EXPECT_FALSE(judgeable(refused));
   const CellOutcome e = unjudged_outcome(cell, refused);
   EXPECT_EQ(e.status, CellStatus::error);
-  EXPECT_EQ(e.message, std::string(status_name(TC_ERR_UNSUPPORTED)) + ": no configuration runs N=96");
+  EXPECT_EQ(e.message, std::string(status_name(TC_ERR_INVALID_ARGUMENT)) + ": sms=0 is not allowed");
 
   EXPECT_TRUE(judgeable(KernelRun{}));
 }
@@ -107,6 +121,8 @@ TEST(CellStatusNames, AreThoseTheTablePrints) {
   EXPECT_STREQ(name(CellStatus::pass), "pass");
   EXPECT_STREQ(name(CellStatus::fail), "FAIL");
   EXPECT_STREQ(name(CellStatus::fault), "FAULT");
+  EXPECT_STREQ(name(CellStatus::hang), "HANG");
+  EXPECT_STREQ(name(CellStatus::not_applicable), "n/a");
   EXPECT_STREQ(name(CellStatus::error), "ERROR");
 }
 

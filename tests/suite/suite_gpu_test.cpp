@@ -3,8 +3,12 @@
 // the golden fixtures, through the comparator (T0 on exact cases, T1, T2, guard rows, poison).
 //   Catalogue/KernelVsGolden.Matches/<case>_<config>_<contract>_<variant>_sms<S>
 //   Sanitize/KernelVsGolden.Matches/...   the reduced matrix the compute-sanitizer tier runs
-// ctest runs one process per (variant, configuration): a configuration that faults loses its own
-// cells (reported FAULT) and nothing else.
+// ctest runs one process per (library, configuration). The kernel runs in a worker process
+// (tilecheck/suite/kernel_workers.h): a cell that faults, crashes the worker or hangs fails with
+// FAULT or HANG and the next cell gets a new worker; after three in a row the configuration's other
+// cells fail as not run. A cell the library does not implement (TC_ERR_UNSUPPORTED) is skipped with
+// its reason. TC_IN_PROCESS=1 runs the kernel in this process instead (the sanitizer tier, which
+// must see the kernel's own process).
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -14,6 +18,7 @@
 #include "common/gpu_test.h"
 #include "tilecheck/compare/compare_gtest.h"
 #include "tilecheck/fixtures/golden.h"
+#include "tilecheck/suite/kernel_workers.h"
 #include "tilecheck/suite/runner.h"
 
 namespace tc {
@@ -30,6 +35,7 @@ std::vector<Cell> cells(bool reduced) {
   try {
     const KernelPlugin& kernel = testing::kernel_under_test();
     MatrixOptions options;
+    options.kernel = kernel.info().name;
     options.variant = kernel.info().variant;
     options.all_sms = all_sms();
     options.reduced = reduced;
@@ -45,12 +51,30 @@ SuiteRunner& runner() {
   return r;
 }
 
+bool in_process() {
+  const char* env = std::getenv("TC_IN_PROCESS");
+  return env != nullptr && std::string(env) == "1";
+}
+
+KernelRun execute(const Cell& cell) {
+  if (in_process()) return runner().execute(cell);
+  static KernelWorkers workers([] {
+    KernelWorkersOptions o;
+    o.executable = TC_TILECHECK;
+    o.kernel = testing::kernel_under_test().path();
+    o.devices = {0};
+    return o;
+  }());
+  return workers.run(0, cell, runner().fixture(cell.case_id)).run;
+}
+
 class KernelVsGolden : public ::testing::TestWithParam<Cell> {};
 
 TEST_P(KernelVsGolden, Matches) {
   TC_REQUIRE_GPU();
   const Cell& cell = GetParam();
-  const KernelRun run = runner().execute(cell);
+  const KernelRun run = execute(cell);
+  if (run.status.status == TC_ERR_UNSUPPORTED) GTEST_SKIP() << "n/a: " << run.status.message;
   ASSERT_FALSE(run.fault) << cell.name() << ": " << run.status.message;
   ASSERT_TRUE(run.status.ok()) << cell.name() << ": " << status_name(run.status.status) << ": " << run.status.message;
   const Expectation e = runner().expectation(cell);

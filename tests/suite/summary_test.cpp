@@ -79,7 +79,7 @@ TEST(Summary, TheTableHasARowPerConfigurationFamilyAndTheWorstOfEachCell) {
   EXPECT_EQ(row2.rfind("256x64 gcol", 0), 0u) << text;
   EXPECT_NE(row2.find("FAULT 1"), std::string::npos) << text;
   EXPECT_NE(row2.find("ERROR 1"), std::string::npos) << text;
-  EXPECT_NE(text.find("5 cells: 2 pass, 1 fail, 1 fault, 1 error\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("5 cells: 2 pass, 1 fail, 1 fault, 0 hang, 0 n/a, 1 error\n"), std::string::npos) << text;
 }
 
 TEST(Summary, ListsEveryNonPassingCellWithItsMessageAndErrorMap) {
@@ -135,6 +135,36 @@ TEST(Summary, TheJsonHasEveryCellAndTheCounts) {
 TEST(Summary, AJsonFileThatCannotBeWrittenIsAnError) {
   TempDir dir;
   EXPECT_THROW(mixed().write_json(dir.file("no/such/dir/cells.json")), Error);
+}
+
+TEST(Summary, NotApplicableCellsFailNothingAndTheirReasonsAreCounted) {
+  Summary s;
+  s.add(outcome("a", k128g128, "M<=16", CellStatus::pass, 1, 0.1));
+  s.add(outcome("b", k256gcol, "exact", CellStatus::not_applicable, 0, 0, "group 32 is not implemented"));
+  s.add(outcome("c", k256gcol, "exact", CellStatus::not_applicable, 0, 0, "group 32 is not implemented"));
+  s.add(outcome("d", k256gcol, "special", CellStatus::not_applicable, 0, 0, "only the marlin contract"));
+  EXPECT_TRUE(s.passed()) << "n/a is not a failure";
+  std::ostringstream out;
+  s.print(out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("4 cells: 1 pass, 0 fail, 0 fault, 0 hang, 3 n/a, 0 error\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  n/a 2 cells: group 32 is not implemented\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  n/a 1 cells: only the marlin contract\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("n/a " + s.outcomes()[1].cell.name()), std::string::npos) << "n/a cells are not listed one by one";
+  EXPECT_NE(text.find("256x64 gcol"), std::string::npos);
+}
+
+TEST(Summary, AHangFailsTheRunAndShowsInItsTableCell) {
+  Summary s;
+  s.add(outcome("a", k128g128, "M<=16", CellStatus::pass, 1, 0.1));
+  s.add(outcome("b", k256gcol, "exact", CellStatus::hang, 0, 0, "HANG: no result within 30 s"));
+  EXPECT_FALSE(s.passed());
+  std::ostringstream out;
+  s.print(out);
+  const std::string text = out.str();
+  EXPECT_NE(text.find("HANG 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("  HANG " + s.outcomes()[1].cell.name() + ": HANG: no result within 30 s\n"), std::string::npos)
+      << text;
 }
 
 }  // namespace

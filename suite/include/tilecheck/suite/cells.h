@@ -34,12 +34,17 @@ SizeClass size_class(const Shape& s);
 
 std::vector<int> grid_sweep(SizeClass c, int all_sms);
 
-// "swapped" and "hoisted": variants of our kernel that differ from "upstream" only in where the
-// last block fetches per-column scales, so only per-column cells can tell them apart.
-bool is_fetch_order_variant(const std::string& variant);
+// Our kernel's library name (tc_plugin_info()->name).
+constexpr const char* kOurKernel = "tilecheck-marlin";
+
+// "swapped" and "hoisted" of our own kernel: variants that differ from "upstream" only in where the
+// last block fetches per-column scales, so only per-column cells can tell them apart. Another
+// library's variant names mean nothing here: it gets every applicable cell.
+bool is_fetch_order_variant(const std::string& kernel, const std::string& variant);
 
 struct MatrixOptions {
-  std::string variant = "upstream";  // the variant under test
+  std::string kernel = kOurKernel;   // the library under test (its tc_plugin_info()->name)
+  std::string variant = "upstream";  // and its variant
   int all_sms = 132;               // the device's multiprocessor count
   bool reduced = false;            // a handful of cells per family (sanitizers, quick checks)
 };

@@ -60,6 +60,7 @@ constexpr int kGuardRows = 64;
 struct KernelRun {
   RunResult status;  // TC_ERR_CUDA with "FAULT: ..." when the kernel faulted
   bool fault = false;
+  bool hang = false; // the watchdog ended the run (a worker process killed; fault is set too)
   HalfMatrix C;      // (M, N)
   GuardBand guard;   // the poisoned rows around C, and which of them were written
 };

@@ -15,7 +15,10 @@
 
 namespace tc {
 
-enum class CellStatus { pass, fail, fault, error };
+// pass / fail: judged; fault: the kernel faulted, crashed its process or was not run after its
+// configuration kept faulting; hang: the watchdog ended it; not_applicable: the library answered
+// TC_ERR_UNSUPPORTED (never a failure); error: any other refusal, or a problem judging it.
+enum class CellStatus { pass, fail, fault, hang, not_applicable, error };
 const char* name(CellStatus s);
 
 struct CellOutcome {
@@ -39,7 +42,7 @@ struct CellOutcome {
 CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
                        const std::string& error_map_dir, std::mutex* hdf5 = nullptr);
 
-// The outcome of a run that left nothing to judge: FAULT (r.fault) or ERROR (any other failed status).
+// The outcome of a run that left nothing to judge: HANG, FAULT, n/a (TC_ERR_UNSUPPORTED) or ERROR.
 CellOutcome unjudged_outcome(const Cell& cell, const KernelRun& r);
 inline bool judgeable(const KernelRun& r) { return !r.fault && r.status.ok(); }
 

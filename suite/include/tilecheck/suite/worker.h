@@ -1,0 +1,74 @@
+// Fault isolation: kernels run in worker processes. A kernel that faults (a sticky CUDA error
+// loses the context for the rest of its process), crashes the host process or never returns can
+// only take its worker with it: the parent sees a FAULT (the CUDA error, or the signal with the
+// crash report's frames) or a HANG (its watchdog killed the worker), starts a new worker and goes on.
+// A worker is the running tilecheck binary itself, started as `tilecheck worker` with pipes for
+// stdin, stdout and stderr (tilecheck/suite/worker_pipe.h); it never touches HDF5 or the fixtures:
+// the parent sends each case's inputs and receives each run's output, then judges it.
+#pragma once
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "tilecheck/reference/contract.h"
+#include "tilecheck/reference/matrix.h"
+#include "tilecheck/reference/quantize.h"
+#include "tilecheck/reference/schedule.h"
+#include "tilecheck/suite/device_case.h"
+
+namespace tc {
+
+// What a worker says once it has loaded the plugin and made its CUDA context.
+struct WorkerInfo {
+  std::string kernel_name;  // tc_plugin_info()->name
+  std::string variant;      // tc_plugin_info()->variant
+  std::vector<TileConfig> configs;
+  std::string device;       // device_description()
+  int multiprocessors = 0;
+};
+
+// The worker's side: serves the parent on stdin/stdout until told to quit or stdin closes. Returns
+// the process exit code; a kernel fault ends the worker after its result is sent (exit code 3).
+int serve_worker(const std::string& kernel_path, int device);
+
+// The parent's side: one worker process.
+class WorkerProcess {
+ public:
+  // Starts `<executable> worker --kernel <kernel> --device <device>` and waits for it to be ready.
+  // Throws tc::Error with the worker's own words (or its signal and crash frames) if it cannot start.
+  WorkerProcess(const std::string& executable, const std::string& kernel, int device);
+  ~WorkerProcess();
+  WorkerProcess(const WorkerProcess&) = delete;
+  WorkerProcess& operator=(const WorkerProcess&) = delete;
+
+  const WorkerInfo& info() const { return info_; }
+  bool alive() const { return pid_ > 0; }
+  int device() const { return device_; }
+
+  // Runs one launch on a case's inputs (A: (M, K); B: (K/16, 2N) packed; scales: Marlin-permuted),
+  // sending the inputs only when `case_key` differs from the last case sent. The watchdog allows
+  // `timeout_s` from the launch to the result. After a fault or a hang the worker is gone
+  // (alive() is false) and the run says why (fault, hang, status.message).
+  KernelRun run(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales,
+                int group, Contract contract, const Launch& launch, double timeout_s);
+
+ private:
+  std::string dead_message(const char* what);  // reaps the worker: how it ended, with its last words
+  void kill_now();
+
+  pid_t pid_ = -1;
+  int to_ = -1, from_ = -1, err_ = -1;  // its stdin, stdout, stderr
+  int device_ = 0;
+  std::string err_tail_;
+  std::string loaded_;
+  WorkerInfo info_;
+};
+
+// The per-cell watchdog's default: generous for any kernel that works (a floor for start-up and
+// transfers, plus the time of the multiply-adds at 0.1 TFLOP/s, far below what any GPU does).
+double default_cell_timeout(int M, int N, int K);
+
+// The path of the running executable (/proc/self/exe).
+std::string current_executable();
+
+}  // namespace tc

@@ -1,0 +1,90 @@
+#include "tilecheck/suite/worker_messages.h"
+
+namespace tc::worker {
+
+Message encode_info(const WorkerInfo& info) {
+  Message m;
+  m.put_string(info.kernel_name);
+  m.put_string(info.variant);
+  m.put<std::int32_t>(static_cast<std::int32_t>(info.configs.size()));
+  for (const TileConfig& c : info.configs) m.put(c);
+  m.put_string(info.device);
+  m.put<std::int32_t>(info.multiprocessors);
+  return m;
+}
+
+WorkerInfo decode_info(Message& m) {
+  WorkerInfo info;
+  info.kernel_name = m.get_string();
+  info.variant = m.get_string();
+  const int count = m.get<std::int32_t>();
+  for (int i = 0; i < count; ++i) info.configs.push_back(m.get<TileConfig>());
+  info.device = m.get_string();
+  info.multiprocessors = m.get<std::int32_t>();
+  return info;
+}
+
+Message encode_case(const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales, int group, Contract contract) {
+  Message m;
+  m.put<std::int32_t>(group);
+  m.put<std::int32_t>(static_cast<std::int32_t>(contract));
+  m.put_matrix(A);
+  m.put_matrix(B);
+  m.put_matrix(scales);
+  return m;
+}
+
+CaseInputs decode_case(Message& m) {
+  CaseInputs c;
+  c.group = m.get<std::int32_t>();
+  c.contract = static_cast<Contract>(m.get<std::int32_t>());
+  c.A = m.get_matrix<HalfMatrix>();
+  c.B = m.get_matrix<PackedMatrix>();
+  c.scales = m.get_matrix<HalfMatrix>();
+  return c;
+}
+
+Message encode_launch(const Launch& launch) {
+  Message m;
+  m.put(launch.config);
+  m.put<std::int32_t>(launch.sms);
+  m.put<std::int32_t>(launch.max_par);
+  m.put<std::uint32_t>(launch.flags);
+  return m;
+}
+
+Launch decode_launch(Message& m) {
+  Launch l;
+  l.config = m.get<TileConfig>();
+  l.sms = m.get<std::int32_t>();
+  l.max_par = m.get<std::int32_t>();
+  l.flags = m.get<std::uint32_t>();
+  return l;
+}
+
+Message encode_result(const KernelRun& r) {
+  Message m;
+  m.put<std::int32_t>(r.status.status);
+  m.put<std::uint8_t>(r.fault ? 1 : 0);
+  m.put_string(r.status.message);
+  m.put_matrix(r.C);
+  m.put<std::int64_t>(r.guard.cells);
+  m.put<std::int64_t>(static_cast<std::int64_t>(r.guard.written.size()));
+  for (const GuardCell& g : r.guard.written) m.put(g);
+  return m;
+}
+
+KernelRun decode_result(Message& m) {
+  KernelRun r;
+  r.status.status = static_cast<tc_status>(m.get<std::int32_t>());
+  r.fault = m.get<std::uint8_t>() != 0;
+  r.status.message = m.get_string();
+  r.C = m.get_matrix<HalfMatrix>();
+  r.guard.cells = m.get<std::int64_t>();
+  const auto written = m.get<std::int64_t>();
+  require(written >= 0, "worker message: ", written, " guard cells");
+  for (std::int64_t i = 0; i < written; ++i) r.guard.written.push_back(m.get<GuardCell>());
+  return r;
+}
+
+}  // namespace tc::worker

@@ -1,0 +1,158 @@
+// The parent's side of tilecheck/suite/worker.h: start a worker, feed it cases, watch its runs.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "tilecheck/reference/error.h"
+#include "tilecheck/suite/worker.h"
+#include "tilecheck/suite/worker_pipe.h"
+#include "tilecheck/suite/worker_messages.h"
+
+extern char** environ;
+
+namespace tc {
+namespace {
+
+using worker::Frame;
+using worker::Message;
+using worker::ReadStatus;
+
+constexpr double kStartTimeout = 120;  // loading a plugin and making a context; a hang here is a HANG too
+constexpr double kQuitGrace = 2;       // seconds a worker has to exit after `quit` before it is killed
+
+// The crash report's frames (cli/crash_report.cpp) or, failing those, the last lines the worker wrote.
+std::string last_words(const std::string& err) {
+  std::string text = err;
+  const std::size_t signal_line = text.find("tilecheck: fatal signal");
+  if (signal_line != std::string::npos) text = text.substr(signal_line);
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+void close_fd(int& fd) {
+  if (fd >= 0) ::close(fd);
+  fd = -1;
+}
+
+}  // namespace
+
+double default_cell_timeout(int M, int N, int K) {
+  return 30.0 + 2.0 * static_cast<double>(M) * N * K / 1e11;
+}
+
+std::string current_executable() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
+
+WorkerProcess::WorkerProcess(const std::string& executable, const std::string& kernel, int device) : device_(device) {
+  worker::ignore_broken_pipes();
+  int in[2], out[2], err[2];
+  require(::pipe2(in, O_CLOEXEC) == 0 && ::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0,
+          "cannot make pipes for a worker: ", std::strerror(errno));
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+  const std::string device_text = std::to_string(device);
+  std::vector<std::string> args = {executable, "worker", "--kernel", kernel, "--device", device_text};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const int spawned = ::posix_spawn(&pid_, executable.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  ::close(in[0]), ::close(out[1]), ::close(err[1]);
+  to_ = in[1], from_ = out[0], err_ = err[0];
+  if (spawned != 0) {
+    pid_ = -1;
+    close_fd(to_), close_fd(from_), close_fd(err_);
+    throw Error(cat("cannot start a worker (", executable, "): ", std::strerror(spawned)));
+  }
+  Frame type{};
+  Message m;
+  const ReadStatus s = worker::read_frame(from_, type, m, kStartTimeout, err_, &err_tail_);
+  if (s == ReadStatus::timed_out) kill_now();
+  if (s != ReadStatus::ok || type != Frame::ready)
+    throw Error(cat("the worker for ", kernel, " did not start: ", dead_message("start")));
+  info_ = worker::decode_info(m);
+}
+
+WorkerProcess::~WorkerProcess() {
+  if (pid_ <= 0) return;
+  worker::write_frame(to_, Frame::quit, Message());
+  close_fd(to_);
+  Frame type{};
+  Message m;
+  if (worker::read_frame(from_, type, m, kQuitGrace, err_, &err_tail_) == ReadStatus::timed_out) ::kill(pid_, SIGKILL);
+  int status = 0;
+  ::waitpid(pid_, &status, 0);
+  close_fd(from_), close_fd(err_);
+}
+
+void WorkerProcess::kill_now() {
+  if (pid_ > 0) ::kill(pid_, SIGKILL);
+}
+
+std::string WorkerProcess::dead_message(const char* what) {
+  close_fd(to_);
+  // Whatever it still writes to stderr (the crash report) comes before it is reaped.
+  Frame type{};
+  Message m;
+  while (worker::read_frame(from_, type, m, kQuitGrace, err_, &err_tail_) == ReadStatus::ok) {
+  }
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  close_fd(from_), close_fd(err_);
+  std::string how;
+  if (WIFSIGNALED(status)) {
+    how = cat("the worker died of signal ", WTERMSIG(status), " (", strsignal(WTERMSIG(status)), ") during ", what);
+  } else {
+    how = cat("the worker exited with status ", WEXITSTATUS(status), " during ", what);
+  }
+  const std::string words = last_words(err_tail_);
+  err_tail_.clear();
+  return words.empty() ? how : how + ": " + words;
+}
+
+KernelRun WorkerProcess::run(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B,
+                             const HalfMatrix& scales, int group, Contract contract, const Launch& launch,
+                             double timeout_s) {
+  require(alive(), "internal: run on a worker that is gone");
+  require(launch.stream == nullptr, "internal: a worker launches on its own default stream");
+  KernelRun out;
+  const auto fault = [&](const std::string& message, bool hang) {
+    out.fault = true;
+    out.hang = hang;
+    out.status = {TC_ERR_CUDA, message};
+    return out;
+  };
+  const std::string key = cat(case_key, "/", name(contract));
+  if (key != loaded_) {
+    if (!worker::write_frame(to_, Frame::load, worker::encode_case(A, B, scales, group, contract))) return fault("FAULT: " + dead_message("a case's upload"), false);
+    loaded_ = key;
+  }
+  if (!worker::write_frame(to_, Frame::run, worker::encode_launch(launch))) return fault("FAULT: " + dead_message("a run"), false);
+  Frame type{};
+  Message m;
+  // Uploading a large case may take a while; the watchdog starts at the launch.
+  ReadStatus s = worker::read_frame(from_, type, m, kStartTimeout, err_, &err_tail_);
+  if (s == ReadStatus::ok && type == Frame::launched) s = worker::read_frame(from_, type, m, timeout_s, err_, &err_tail_);
+  if (s == ReadStatus::timed_out) {
+    kill_now();
+    dead_message("a run");
+    return fault(cat("HANG: no result within ", timeout_s, " s of the launch; the worker was killed"), true);
+  }
+  if (s != ReadStatus::ok || type != Frame::result) return fault("FAULT: " + dead_message("a run"), false);
+  out = worker::decode_result(m);
+  if (out.fault) dead_message("a run");  // it exits after a fault: its context is gone
+  return out;
+}
+
+}  // namespace tc

@@ -1,0 +1,38 @@
+// main() for tilecheck's GoogleTest programs. Its exit status speaks for the whole process, so a
+// ctest that runs many cases in one process (the GPU matrix) reports it truthfully: 1 if any test
+// failed, 77 if every test that ran was skipped or none ran (ctest's SKIP_RETURN_CODE), 0 otherwise. A skip
+// pattern matched against the output (SKIP_REGULAR_EXPRESSION) would instead mark a process that
+// skipped one cell and failed another as Skipped.
+//
+// Under ctest's resource allocation (ctest --resource-spec-file, GPU tests ask for "gpus:1") the
+// process runs on the GPU that ctest gave it: CTEST_RESOURCE_GROUP_0_GPUS="id:1,slots:1" becomes
+// CUDA_VISIBLE_DEVICES=1 before anything touches CUDA.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace {
+
+void use_the_gpu_ctest_gave() {
+  const char* given = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+  if (given == nullptr) return;
+  const std::string text = given;
+  const std::size_t id = text.find("id:");
+  if (id == std::string::npos) return;
+  const std::size_t end = text.find(',', id);
+  setenv("CUDA_VISIBLE_DEVICES", text.substr(id + 3, end == std::string::npos ? end : end - id - 3).c_str(), 1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  use_the_gpu_ctest_gave();
+  ::testing::InitGoogleTest(&argc, argv);
+  if (RUN_ALL_TESTS() != 0) return 1;
+  if (::testing::GTEST_FLAG(list_tests)) return 0;
+  // No test selected (a configuration the library does not offer) counts as all skipped: a process
+  // that checked nothing must not pass.
+  const ::testing::UnitTest& u = *::testing::UnitTest::GetInstance();
+  return u.skipped_test_count() == u.test_to_run_count() ? 77 : 0;
+}

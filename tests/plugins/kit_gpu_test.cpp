@@ -1,0 +1,145 @@
+// The misbehaving kit on the GPU: `tilecheck run` and `tilecheck bench` on each kit library report
+// every victim cell exactly (FAULT with the CUDA error, HANG, n/a with the library's words, FAIL,
+// FAULT with the signal and the library's frame), and every other cell still gets its verdict: all
+// of them pass, since the kit forwards them to our kernel.
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "common/gpu_test.h"
+#include "common/run_command.h"
+#include "misbehaving_plugin.h"
+#include "tilecheck/reference/error.h"
+
+namespace tc_kit {
+void PrintTo(const Victim& v, std::ostream* out) { *out << v.variant; }
+}  // namespace tc_kit
+
+namespace tc {
+namespace {
+
+namespace fs = std::filesystem;
+using tc_kit::Behaviour;
+
+// A slice of the matrix with every victim and two bystanders (grouped and per-column).
+constexpr const char* kFilter = "_(m1n8k8g4|m2n16k4g8|m1n8k8g2|m1n16k4g2|m1n8k8gcol|m4n16k4gcol|m1n8k8g8|m2n16k4gcol)_";
+
+std::string library(const tc_kit::Victim& v) {
+  std::string name = v.variant + 4;  // "kit-wrong-tile" -> "wrong-tile"
+  for (char& c : name) c = c == '-' ? '_' : c;
+  return std::string(TC_KIT_DIR) + "/libtc_kit_" + name + ".so";
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("tc_kit_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+class KitRun : public ::testing::TestWithParam<tc_kit::Victim> {};
+
+TEST_P(KitRun, ReportsTheVictimExactlyAndJudgesEveryOtherCell) {
+  TC_REQUIRE_GPU();
+  const tc_kit::Victim& v = GetParam();
+  const fs::path dir = scratch(std::string(v.variant));
+  const testing::CommandResult r = testing::run_command(
+      cat(TC_TILECHECK, " run --kernel ", library(v), " --committed --filter '", kFilter, "' --cell-timeout 10 --json ",
+          (dir / "cells.json").string(), " --errmaps ", (dir / "maps").string()),
+      dir);
+  EXPECT_EQ(r.code, v.behaviour == Behaviour::unsupported ? 0 : 1) << r.out << r.err;
+  std::ifstream in(dir / "cells.json");
+  ASSERT_TRUE(in.good()) << "no --json file\n" << r.out << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  int victims = 0, first_faults = 0;
+  std::map<std::string, int> statuses;
+  for (const nlohmann::json& cell : doc["cells"]) {
+    const TileConfig c = parse_config(cell["config"].get<std::string>());
+    const tc_tile_config abi{c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks};
+    const int contract = cell["contract"] == "marlin" ? TC_CONTRACT_MARLIN : TC_CONTRACT_FP32;
+    const std::string status = cell["status"], message = cell["message"], name = cell["cell"];
+    ++statuses[status];
+    if (!tc_kit::matches(v, abi, contract)) {
+      EXPECT_EQ(status, "pass") << name << ": " << message;
+      continue;
+    }
+    ++victims;
+    const bool not_run = message.rfind("not run: configuration ", 0) == 0;
+    switch (v.behaviour) {
+      case Behaviour::trap:
+        EXPECT_EQ(status, "FAULT") << name;
+        if (!not_run) {
+          EXPECT_NE(message.find("cudaError"), std::string::npos) << name << ": " << message;
+        }
+        first_faults += !not_run;
+        break;
+      case Behaviour::hang:
+        EXPECT_EQ(status, not_run ? "FAULT" : "HANG") << name << ": " << message;
+        first_faults += !not_run;
+        break;
+      case Behaviour::unsupported:
+        EXPECT_EQ(status, "n/a") << name;
+        EXPECT_EQ(message, "the misbehaving kit implements no group-32 fp32 cell") << name;
+        break;
+      case Behaviour::wrong_tile:
+        EXPECT_EQ(status, "FAIL") << name << ": " << message;
+        EXPECT_LE(cell["bound"].get<long long>() + cell["nonfinite"].get<long long>(), 16 * 64)
+            << name << ": only tile (0, 0)'s first 16 x 64 elements were spoiled";
+        break;
+      case Behaviour::crash:
+        EXPECT_EQ(status, "FAULT") << name;
+        if (!not_run) {
+          EXPECT_NE(message.find("signal 11"), std::string::npos) << name << ": " << message;
+          EXPECT_NE(message.find("libtc_kit_crash.so"), std::string::npos) << name << ": " << message;
+        }
+        first_faults += !not_run;
+        break;
+    }
+  }
+  EXPECT_GT(victims, 0) << "the filter reaches no victim cell";
+  if (v.behaviour == Behaviour::trap || v.behaviour == Behaviour::hang || v.behaviour == Behaviour::crash) {
+    EXPECT_EQ(first_faults, std::min(victims, 3)) << "after three faults in a row the configuration is not run";
+  }
+  EXPECT_GT(statuses["pass"], 0) << r.out;
+}
+
+class KitBench : public ::testing::TestWithParam<tc_kit::Victim> {};
+
+TEST_P(KitBench, TheVictimIsARowOfItsOwnAndTheOthersAreTimed) {
+  TC_REQUIRE_GPU();
+  const tc_kit::Victim& v = GetParam();
+  if (v.behaviour == Behaviour::wrong_tile) GTEST_SKIP() << "bench does not judge outputs";
+  const fs::path dir = scratch(std::string("bench_") + v.variant);
+  const TileConfig victim = v.config.m_blocks == 0 ? TileConfig{1, 8, 8, v.config.group_blocks}
+                                                   : TileConfig{v.config.m_blocks, v.config.n_blocks,
+                                                                v.config.k_blocks, v.config.group_blocks};
+  const std::string contract = v.contract == TC_CONTRACT_FP32 ? "fp32" : "marlin";
+  const testing::CommandResult r = testing::run_command(
+      cat(TC_TILECHECK, " bench --kernel ", library(v), " --config ", name(victim), " --config m1n8k8g8 -K 1024 -N 1024 ",
+          "--repeats 3 --rotate-mb 16 --no-cublas --config-timeout 20 --contract ", contract),
+      dir);
+  const std::string want = v.behaviour == Behaviour::hang ? "HANG: " : v.behaviour == Behaviour::unsupported ? "n/a: " : "FAULT: ";
+  EXPECT_NE(r.out.find(name(victim) + " "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find(want), std::string::npos) << r.out << r.err;
+  if (v.behaviour == Behaviour::crash) {
+    EXPECT_NE(r.out.find("signal 11"), std::string::npos) << r.out;
+  }
+  EXPECT_NE(r.out.find("m1n8k8g8     " + std::string(v.variant)), std::string::npos) << "the bystander is timed\n" << r.out;
+  EXPECT_EQ(r.code, v.behaviour == Behaviour::unsupported ? 0 : 1) << r.out << r.err;
+}
+
+std::string victim_name(const ::testing::TestParamInfo<tc_kit::Victim>& info) {
+  std::string name = info.param.variant;
+  for (char& c : name) c = c == '-' ? '_' : c;
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kit, KitRun, ::testing::ValuesIn(tc_kit::kVictims), victim_name);
+INSTANTIATE_TEST_SUITE_P(Kit, KitBench, ::testing::ValuesIn(tc_kit::kVictims), victim_name);
+
+}  // namespace
+}  // namespace tc

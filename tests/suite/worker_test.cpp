@@ -1,0 +1,118 @@
+// Worker processes (tilecheck/suite/worker.h): the messages round-trip, and a worker that cannot
+// start or dies says why. Runs without a GPU; the GPU tests drive real runs through workers.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include "tilecheck/reference/error.h"
+#include "tilecheck/suite/worker.h"
+#include "tilecheck/suite/worker_messages.h"
+
+namespace tc {
+namespace {
+
+using worker::Message;
+
+TEST(WorkerMessages, InfoRoundTrips) {
+  const WorkerInfo info{"k", "v", {{1, 8, 8, -1}, {4, 16, 4, 8}}, "NVIDIA H200, 132 SMs", 132};
+  Message m = worker::encode_info(info);
+  Message back(m.bytes());
+  const WorkerInfo got = worker::decode_info(back);
+  EXPECT_EQ(got.kernel_name, "k");
+  EXPECT_EQ(got.variant, "v");
+  EXPECT_EQ(got.configs, info.configs);
+  EXPECT_EQ(got.device, info.device);
+  EXPECT_EQ(got.multiprocessors, 132);
+}
+
+TEST(WorkerMessages, CaseAndLaunchRoundTrip) {
+  HalfMatrix A(3, 32), scales(1, 64);
+  PackedMatrix B(2, 128);
+  for (Eigen::Index i = 0; i < A.size(); ++i) A.data()[i] = static_cast<half_bits>(i * 7);
+  for (Eigen::Index i = 0; i < B.size(); ++i) B.data()[i] = static_cast<std::int32_t>(i * 1000003);
+  for (Eigen::Index i = 0; i < scales.size(); ++i) scales.data()[i] = static_cast<half_bits>(0x3c00 + i);
+  Message m = worker::encode_case(A, B, scales, -1, Contract::marlin);
+  Message back(m.bytes());
+  const worker::CaseInputs c = worker::decode_case(back);
+  EXPECT_EQ(c.group, -1);
+  EXPECT_EQ(c.contract, Contract::marlin);
+  EXPECT_EQ(c.A, A);
+  EXPECT_EQ(c.B, B);
+  EXPECT_EQ(c.scales, scales);
+
+  Launch l;
+  l.config = {2, 16, 4, 8};
+  l.sms = 7;
+  l.max_par = 3;
+  l.flags = 1;
+  Message lm = worker::encode_launch(l);
+  Message lback(lm.bytes());
+  const Launch got = worker::decode_launch(lback);
+  EXPECT_EQ(got.config, l.config);
+  EXPECT_EQ(got.sms, 7);
+  EXPECT_EQ(got.max_par, 3);
+  EXPECT_EQ(got.flags, 1u);
+  EXPECT_EQ(got.stream, nullptr);
+}
+
+TEST(WorkerMessages, ResultRoundTrips) {
+  KernelRun r;
+  r.status = {TC_ERR_CUDA, "FAULT: cudaErrorLaunchFailure: unspecified launch failure"};
+  r.fault = true;
+  r.C = HalfMatrix::Constant(2, 3, 0x3c00);
+  r.guard.cells = 64;
+  r.guard.written = {{-1, 2, 0x1234}, {2, 0, 0x4321}};
+  Message m = worker::encode_result(r);
+  Message back(m.bytes());
+  const KernelRun got = worker::decode_result(back);
+  EXPECT_EQ(got.status.status, TC_ERR_CUDA);
+  EXPECT_EQ(got.status.message, r.status.message);
+  EXPECT_TRUE(got.fault);
+  EXPECT_EQ(got.C, r.C);
+  EXPECT_EQ(got.guard.cells, 64);
+  ASSERT_EQ(got.guard.written.size(), 2u);
+  EXPECT_EQ(got.guard.written[1].row, 2);
+  EXPECT_EQ(got.guard.written[1].bits, 0x4321);
+}
+
+TEST(WorkerMessages, ATruncatedMessageIsAnErrorNotAnOverread) {
+  Message m = worker::encode_result(KernelRun{});
+  std::vector<char> cut = m.bytes();
+  cut.resize(cut.size() / 2);
+  Message back(cut);
+  EXPECT_THROW(worker::decode_result(back), Error);
+}
+
+TEST(WorkerProcess, AWorkerThatCrashesSaysWhichSignalAndWhichLibrary) {
+  try {
+    WorkerProcess w(TC_TILECHECK, TC_CRASH_PLUGIN, 0);
+    FAIL() << "a worker whose plugin crashes in tc_plugin_info started";
+  } catch (const Error& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("signal 11"), std::string::npos) << text;
+    EXPECT_NE(text.find("libtc_test_crash_plugin.so"), std::string::npos) << text;
+  }
+}
+
+TEST(WorkerProcess, StartsWhereThereIsAGpuAndSaysWhyNotElsewhere) {
+  int count = 0;
+  const bool gpu = cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+  if (gpu) {
+    WorkerProcess w(TC_TILECHECK, TC_DEFAULT_KERNEL, 0);
+    EXPECT_TRUE(w.alive());
+    EXPECT_EQ(w.info().configs.size(), 32u);
+    EXPECT_GT(w.info().multiprocessors, 0);
+    return;
+  }
+  try {
+    WorkerProcess w(TC_TILECHECK, TC_DEFAULT_KERNEL, 0);
+    FAIL() << "a worker started on a machine without a GPU";
+  } catch (const Error& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("did not start"), std::string::npos) << text;
+    EXPECT_NE(text.find("CUDA"), std::string::npos) << text;
+  }
+}
+
+}  // namespace
+}  // namespace tc
