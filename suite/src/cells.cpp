@@ -1,5 +1,7 @@
 #include "tilecheck/suite/cells.h"
 
+#include <cctype>
+
 #include <algorithm>
 
 #include "tilecheck/reference/error.h"
@@ -7,7 +9,12 @@
 namespace tc {
 
 std::string Cell::name() const {
-  return cat(case_id, "_", tc::name(config), "_", tc::name(contract), "_", variant, "_sms", sms);
+  // A plugin names its variant freely ("upstream-2f6d7c1", "kit-trap"): anything but letters, digits
+  // and '_' becomes '_', so that the name stays a GoogleTest test name and a file name.
+  std::string safe = variant;
+  for (char& ch : safe)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  return cat(case_id, "_", tc::name(config), "_", tc::name(contract), "_", safe, "_sms", sms);
 }
 
 SizeClass size_class(const Shape& s) {

@@ -44,6 +44,11 @@ TEST(SuiteCells, NamesAreUniqueAndGtestSafe) {
   }
 }
 
+TEST(SuiteCells, AVariantNameWithOtherCharactersStillGivesAGtestSafeCellName) {
+  const Cell c{"normal_m1_n128_k128_g128_marlin", TileConfig{1, 8, 8, 8}, Contract::marlin, "upstream-2f6d7c1.x", 3};
+  EXPECT_EQ(c.name(), "normal_m1_n128_k128_g128_marlin_m1n8k8g8_marlin_upstream_2f6d7c1_x_sms3");
+}
+
 TEST(SuiteCells, MutantsAndForeignPluginsGetTheWholeMatrix) {
   const std::set<std::string> upstream = without_variant(matrix("upstream"));
   for (const char* variant : {"mut05", "mut10", "their_kernel"})

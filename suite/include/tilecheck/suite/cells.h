@@ -23,7 +23,8 @@ struct Cell {
   Contract contract = Contract::fp32;
   std::string variant;  // the kernel variant: "upstream", "swapped", "hoisted" (or a plugin's name)
   int sms = 1;          // the grid size actually launched
-  // "<case>_<config>_<contract>_<variant>_sms<S>": a gtest-safe name ([A-Za-z0-9_]).
+  // "<case>_<config>_<contract>_<variant>_sms<S>": a gtest-safe name ([A-Za-z0-9_]; any other
+  // character of the variant's name becomes '_').
   std::string name() const;
 };
 
