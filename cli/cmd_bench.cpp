@@ -9,7 +9,6 @@
 // faults, crashes or hangs prints a FAULT or HANG row (n/a where the library does not implement it)
 // and the others are still timed.
 #include <algorithm>
-#include <cstring>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -19,7 +18,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "child_run.h"
+#include "bench_children.h"
 #include "commands.h"
 #include "tilecheck/kernel/plugin_loader.h"
 #include "tilecheck/reference/contract.h"
@@ -100,21 +99,6 @@ Timing time_graph(cudaStream_t stream, int calls, int repeats, Record&& record) 
   return {at(0.5), at(0.1), at(0.9)};
 }
 
-struct BenchOptions {
-  std::vector<std::string> kernels{TC_DEFAULT_KERNEL};
-  int M = 0;       // 0: 16 * m_blocks of each configuration
-  int sms = 0;     // 0: every multiprocessor
-  int rounds = 1;
-  int K = 8192, N = 8192;
-  std::vector<std::string> configs;  // empty: every configuration of the library
-  std::string contract = "fp32";
-  int repeats = 20;
-  int rotate_mb = 512;
-  bool cublas = true;
-  double config_timeout = 300;  // seconds for one configuration's process
-  bool isolated = false;        // this process times its configurations itself (a child of bench)
-  bool header = true;           // print the header (children after the first do not)
-};
 
 // Options checked, kernel libraries loaded, the GPU found, a stream to time on; cuBLAS once the
 // header is printed. Frees the stream and the cuBLAS handle on the way out, errors included.
@@ -323,35 +307,6 @@ int time_here(const BenchOptions& o) {
     print_rows(b, config, ops, timings, copy_tbs, cublas_seconds(b, ops));
   }
   return 0;
-}
-
-// The command line of the child that times `config` (the same options, one configuration).
-std::vector<std::string> child_command(const BenchOptions& o, const std::string& config, bool header) {
-  std::vector<std::string> a = {current_executable(), "bench", "--isolated", "--config", config};
-  for (const std::string& k : o.kernels) a.insert(a.end(), {"--kernel", k});
-  a.insert(a.end(), {"-M", std::to_string(o.M), "--sms", std::to_string(o.sms), "--rounds", std::to_string(o.rounds),
-                     "-K", std::to_string(o.K), "-N", std::to_string(o.N), "--contract", o.contract, "--repeats",
-                     std::to_string(o.repeats), "--rotate-mb", std::to_string(o.rotate_mb)});
-  if (!o.cublas) a.push_back("--no-cublas");
-  if (!header) a.push_back("--no-header");
-  return a;
-}
-
-// What ended a child that printed no rows: its status word and reason.
-std::pair<std::string, std::string> failure(const ChildResult& r, double timeout) {
-  std::string last = r.err;
-  while (!last.empty() && last.back() == '\n') last.pop_back();
-  if (r.timed_out) return {"HANG", cat("no result within ", timeout, " s (--config-timeout); the process was killed")};
-  if (r.signal != 0) {
-    const std::size_t frames = last.find("tilecheck: fatal signal");
-    return {"FAULT", cat("signal ", r.signal, " (", strsignal(r.signal), ")",
-                         frames == std::string::npos ? "" : "\n" + last.substr(frames))};
-  }
-  last = last.substr(last.find_last_of('\n') + 1);
-  const std::string prefix = "tilecheck: error: ";
-  if (last.rfind(prefix, 0) == 0) last = last.substr(prefix.size());
-  if (last.find("TC_ERR_UNSUPPORTED") != std::string::npos) return {"n/a", last};
-  return {"FAULT", last.empty() ? cat("exit status ", r.exit_code) : last};
 }
 
 // One child per configuration; their rows in order, a FAULT / HANG / n/a row for each that failed.

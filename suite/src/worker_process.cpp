@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 
@@ -147,7 +148,9 @@ KernelRun WorkerProcess::run(const std::string& case_key, const HalfMatrix& A, c
   if (s == ReadStatus::timed_out) {
     kill_now();
     dead_message("a run");
-    return fault(cat("HANG: no result within ", timeout_s, " s of the launch; the worker was killed"), true);
+    char seconds[32];
+    std::snprintf(seconds, sizeof seconds, "%.1f", timeout_s);
+    return fault(cat("HANG: no result within ", seconds, " s of the launch; the worker was killed"), true);
   }
   if (s != ReadStatus::ok || type != Frame::result) return fault("FAULT: " + dead_message("a run"), false);
   out = worker::decode_result(m);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace tc::cli {
+namespace tc {
 
 struct ChildResult {
   int exit_code = -1;     // when it exited
@@ -16,4 +16,4 @@ struct ChildResult {
 
 ChildResult run_child(const std::vector<std::string>& argv, double timeout_s);
 
-}  // namespace tc::cli
+}  // namespace tc

@@ -1,4 +1,4 @@
-#include "child_run.h"
+#include "tilecheck/suite/child_run.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -15,7 +15,7 @@
 
 extern char** environ;
 
-namespace tc::cli {
+namespace tc {
 
 ChildResult run_child(const std::vector<std::string>& argv, double timeout_s) {
   int out[2], err[2];
@@ -74,4 +74,4 @@ ChildResult run_child(const std::vector<std::string>& argv, double timeout_s) {
   return r;
 }
 
-}  // namespace tc::cli
+}  // namespace tc
