@@ -44,6 +44,7 @@ struct TilesOptions {
   std::string report;    // error map of the whole comparison
   bool bisect = false;   // run the dump variant on the tile and find where it departs
   std::string dump_kernel = TC_DEFAULT_DUMP_KERNEL;
+  double cell_timeout = 0;  // live runs: seconds from launch to result (0: from the problem's size)
 };
 
 std::pair<int, int> parse_tile(const std::string& text) {
@@ -167,13 +168,13 @@ void run_bisect(const TilesOptions& o, const Fixture& f, const Expectation& e, c
 
 // The kernel run live in a worker process: a fault, crash or hang ends only the worker, and is the
 // cell's verdict (exit 1). A cell the library does not implement is bad input (exit 2).
-KernelRun run_in_worker(WorkerProcess& worker, const Fixture& f, const Cell& cell) {
+KernelRun run_in_worker(WorkerProcess& worker, const Fixture& f, const Cell& cell, double cell_timeout) {
   Launch launch;
   launch.config = cell.config;
   launch.sms = cell.sms;
   const Shape& s = f.spec.shape;
   KernelRun r = worker.run(cell.case_id, f.A, f.B_marlin, f.scales_marlin, s.group, cell.contract, launch,
-                           default_cell_timeout(s.M, s.N, s.K));
+                           cell_timeout > 0 ? cell_timeout : default_cell_timeout(s.M, s.N, s.K));
   require(r.status.status != TC_ERR_UNSUPPORTED, "the kernel library does not implement this cell (",
           name(cell.config), "): ", r.status.message);
   return r;
@@ -213,7 +214,7 @@ int run_tiles(const TilesOptions& o) {
   } else if (!o.recording.empty()) {
     C = recorded_output(o.recording, cell);
   } else {
-    KernelRun r = run_in_worker(*worker, f, cell);
+    KernelRun r = run_in_worker(*worker, f, cell, o.cell_timeout);
     if (!r.status.ok()) {  // FAULT, HANG, or the library refused the launch
       std::printf("%s %s: %s\n", r.hang ? "HANG" : r.fault ? "FAULT" : "ERROR", name(cell.config).c_str(),
                   r.status.message.c_str());
@@ -257,6 +258,9 @@ Command add_tiles(CLI::App& parent) {
   app->add_option("--tile", o->tile, "Tile to detail, R,C (default: the worst)");
   app->add_option("--output", o->output, "Output of any kernel: HDF5 dataset C, float16, (M, N) (docs/compare.md)");
   app->add_option("--recording", o->recording, "Take the cell's output from this recording (tilecheck run --record)");
+  app->add_option("--cell-timeout", o->cell_timeout,
+                  "Live run: seconds from launch to result before the cell is a HANG (0: from the problem's size)")
+      ->check(CLI::NonNegativeNumber);
   app->add_option("--kernel", o->kernel, "Kernel plugin for a live run (no --output or --recording)")
       ->capture_default_str();
   app->add_option("--repro", o->repro, "Write the tile's repro fixture, output and command into this directory");

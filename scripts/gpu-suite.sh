@@ -9,8 +9,8 @@
 #   --fetch-order-ab time the upstream, swapped and hoisted libraries A/B/A/B (scripts/fetch-order-ab.py)
 #   --live-run       `make run PRESET=gpu`: the main job, live, after the labels
 #   --ist-marlin DIR build our adapter for upstream Marlin from DIR and run `tilecheck run` on it
-#   --kit-ctest      register the misbehaving kit as external kernels and run their matrix processes
-#                    for the victim configurations and a bystander (each must report exactly)
+#   --kit-ctest      register the misbehaving kit as external kernels: kit_gpu_tests (label gpu) then
+#                    also checks ctest's verdict on each kit library's matrix processes
 # The labels exclude external kernels' tests (*.tc_kit_*, *.tc_ist_marlin*): they run in their own steps.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -87,14 +87,6 @@ for label in $labels; do
     echo "    kill matrix: $out/mutation.md" >> "$summary"
   fi
 done
-
-if [ "$kit" = 1 ]; then  # the ctest registration of foreign kernels, on the kit: exact per process
-  t=$(date +%s)
-  ctest --preset gpu -R '^suite_gpu[.]tc_kit_[a-z_]+[.](m1n8k8g4|m2n16k4g8|m1n8k8g2|m1n8k8gcol|m4n16k4gcol|m1n8k8g8)$' \
-    -j "$jobs" --output-on-failure > "$out/ctest-kit.log" 2>&1
-  { echo; echo "## ctest: the kit as external kernels ($(seconds "$t") s)"; echo
-    grep -E "Test +#[0-9]+: suite_gpu" "$out/ctest-kit.log" | sed 's/^ *[0-9]*\/[0-9]* Test *#[0-9]*: /    /'; } >> "$summary"
-fi
 
 if [ -n "$ist_marlin" ]; then  # upstream Marlin through tilecheck run (issue: foreign kernels)
   t=$(date +%s)

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -130,6 +131,66 @@ TEST_P(KitBench, TheVictimIsARowOfItsOwnAndTheOthersAreTimed) {
   }
   EXPECT_NE(r.out.find("m1n8k8g8     " + std::string(v.variant)), std::string::npos) << "the bystander is timed\n" << r.out;
   EXPECT_EQ(r.code, v.behaviour == Behaviour::unsupported ? 0 : 1) << r.out << r.err;
+}
+
+// `tilecheck tiles` runs one cell live: the victim's fault, crash or hang is that cell's verdict.
+TEST(KitTiles, AVictimCellIsItsFaultOrHangAndABystanderIsJudged) {
+  TC_REQUIRE_GPU();
+  const fs::path dir = scratch("tiles");
+  struct Case {
+    Behaviour behaviour;
+    const char* fixture;
+    const char* config;
+    const char* want;
+  };
+  for (const Case& c : {Case{Behaviour::trap, "constant_m16_n256_k128_g64_fp32", "m1n8k8g4", "FAULT m1n8k8g4: FAULT: cudaError"},
+                        Case{Behaviour::crash, "constant_m16_n256_k128_gcol_marlin", "m4n16k4gcol",
+                             "FAULT m4n16k4gcol: FAULT: the worker died of signal 11"},
+                        Case{Behaviour::hang, "constant_m16_n256_k128_g128_marlin", "m2n16k4g8", "HANG m2n16k4g8: HANG: "}}) {
+    const tc_kit::Victim& v = tc_kit::kVictims[static_cast<int>(c.behaviour) - 1];
+    const testing::CommandResult victim = testing::run_command(
+        cat(TC_TILECHECK, " tiles --kernel ", library(v), " --case ", c.fixture, " --config ", c.config,
+            " --sms 3 --cell-timeout 5"),
+        dir);
+    EXPECT_EQ(victim.code, 1) << victim.out << victim.err;
+    EXPECT_NE(victim.out.find(c.want), std::string::npos) << victim.out << victim.err;
+  }
+  const testing::CommandResult bystander = testing::run_command(
+      cat(TC_TILECHECK, " tiles --kernel ", library(tc_kit::kVictims[0]),
+          " --case constant_m16_n256_k128_g128_marlin --config m1n8k8g8 --sms 3"),
+      dir);
+  EXPECT_EQ(bystander.code, 0) << bystander.out << bystander.err;
+  EXPECT_NE(bystander.out.find("tile ("), std::string::npos) << bystander.out;
+}
+
+// The kit registered as external kernels (-DTC_EXTERNAL_KERNELS, scripts/gpu-suite.sh --kit-ctest):
+// ctest's process for each victim configuration fails and every bystander's passes.
+TEST(KitCtest, EachVictimProcessFailsAndEveryOtherPasses) {
+  TC_REQUIRE_GPU();
+#ifndef TC_KIT_REGISTERED
+  GTEST_SKIP() << "the kit is not registered in this build's ctest: configure with "
+                  "-DTC_EXTERNAL_KERNELS=<the five libtc_kit_*.so> (scripts/gpu-suite.sh --kit-ctest)";
+#else
+  const fs::path dir = scratch("ctest");
+  const std::string configs = "(m1n8k8g4|m2n16k4g8|m1n8k8g2|m1n8k8gcol|m4n16k4gcol|m1n8k8g8)";
+  const testing::CommandResult r = testing::run_command(
+      cat(TC_CTEST, " --test-dir ", TC_BUILD_DIR, " -j 8 -R '^suite_gpu[.]tc_kit_[a-z_]+[.]", configs, "$'"), dir);
+  int seen = 0;
+  for (const tc_kit::Victim& v : tc_kit::kVictims) {
+    std::string kit = v.variant + 4;
+    for (char& ch : kit) ch = ch == '-' ? '_' : ch;
+    for (const char* config : {"m1n8k8g4", "m2n16k4g8", "m1n8k8g2", "m1n8k8gcol", "m4n16k4gcol", "m1n8k8g8"}) {
+      const TileConfig c = parse_config(config);
+      const bool victim = v.behaviour != Behaviour::unsupported &&
+                          tc_kit::matches(v, {c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks}, v.contract);
+      const std::regex line("suite_gpu[.]tc_kit_" + kit + "[.]" + config + " [.]+[*]* *" + (victim ? "Failed" : "Passed"));
+      EXPECT_TRUE(std::regex_search(r.out, line)) << kit << " " << config << (victim ? " must fail" : " must pass")
+                                                   << "\n" << r.out;
+      ++seen;
+    }
+  }
+  EXPECT_EQ(seen, 30);
+#endif
 }
 
 std::string victim_name(const ::testing::TestParamInfo<tc_kit::Victim>& info) {
