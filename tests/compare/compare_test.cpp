@@ -17,11 +17,7 @@
 namespace tc {
 namespace {
 
-using synthetic::Faults;
-using synthetic::grid_problem;
-using synthetic::model_kernel;
-using synthetic::Problem;
-using synthetic::synthetic_expectation;
+using namespace synthetic;  // the kernel model and its problems (synthetic.h)
 
 template <typename T>
 Faults faults(T Faults::*field, T value) {

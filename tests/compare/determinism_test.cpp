@@ -10,9 +10,7 @@
 namespace tc {
 namespace {
 
-using synthetic::grid_problem;
-using synthetic::Problem;
-using synthetic::synthetic_expectation;
+using namespace synthetic;  // the kernel model and its problems (synthetic.h)
 
 TEST(Determinism, ReportsDifferingElementsAndTiles) {
   const Expectation e = synthetic_expectation(grid_problem());

@@ -17,8 +17,7 @@
 namespace tc {
 namespace {
 
-using synthetic::Problem;
-using synthetic::synthetic_expectation;
+using namespace synthetic;  // the kernel model and its problems (synthetic.h)
 
 std::string bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -17,8 +17,7 @@ namespace tc {
 namespace {
 
 namespace fs = std::filesystem;
-using synthetic::Problem;
-using synthetic::synthetic_expectation;
+using namespace synthetic;  // the kernel model and its problems (synthetic.h)
 
 class PredicateFormatter : public ::testing::Test {
  protected:

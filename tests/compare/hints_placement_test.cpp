@@ -12,9 +12,7 @@
 namespace tc {
 namespace {
 
-using synthetic::grid_problem;
-using synthetic::Problem;
-using synthetic::synthetic_expectation;
+using namespace synthetic;  // the kernel model and its problems (synthetic.h)
 
 TEST(Hints, SingleBitFlip) {
   const Expectation e = synthetic_expectation(grid_problem());

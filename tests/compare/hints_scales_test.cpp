@@ -11,11 +11,7 @@
 namespace tc {
 namespace {
 
-using synthetic::Faults;
-using synthetic::grid_problem;
-using synthetic::model_kernel;
-using synthetic::Problem;
-using synthetic::synthetic_expectation;
+using namespace synthetic;  // the kernel model and its problems (synthetic.h)
 
 TEST(Hints, FinalScaleFetchOfPerColumnScales) {
   // The block that writes some tiles applies the neighbouring column's scale (a stale or misindexed

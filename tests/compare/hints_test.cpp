@@ -13,8 +13,7 @@
 namespace tc {
 namespace {
 
-using synthetic::grid_problem;
-using synthetic::synthetic_expectation;
+using namespace synthetic;  // the kernel model and its problems (synthetic.h)
 
 TEST(Hints, NoneForACleanOutput) {
   const Expectation e = synthetic_expectation(grid_problem());

@@ -14,8 +14,7 @@
 namespace tc {
 namespace {
 
-using synthetic::Problem;
-using synthetic::synthetic_expectation;
+using namespace synthetic;  // the kernel model and its problems (synthetic.h)
 
 int lines_between(const std::string& text, const std::string& from, const std::string& to) {
   const size_t a = text.find(from), b = text.find(to);
