@@ -20,10 +20,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-using CliRun = testing::CommandResult;
+using CliRun = test_support::CommandResult;
 
 CliRun tilecheck(const std::string& args, const fs::path& dir) {
-  return testing::run_command(std::string(TC_TILECHECK) + " " + args, dir);
+  return test_support::run_command(std::string(TC_TILECHECK) + " " + args, dir);
 }
 
 class CliCompare : public ::testing::Test {

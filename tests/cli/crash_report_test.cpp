@@ -14,8 +14,8 @@ namespace {
 TEST(CrashReport, APluginCrashNamesTheSignalAndTheLibrary) {
   const std::filesystem::path scratch = std::filesystem::path(::testing::TempDir()) / "tilecheck_crash_report";
   std::filesystem::create_directories(scratch);
-  const testing::CommandResult r =
-      testing::run_command(std::string(TC_TILECHECK) + " worker --kernel " + TC_CRASH_PLUGIN + " </dev/null", scratch);
+  const test_support::CommandResult r =
+      test_support::run_command(std::string(TC_TILECHECK) + " worker --kernel " + TC_CRASH_PLUGIN + " </dev/null", scratch);
   // popen's shell reports a death by signal as 128 + the signal
   EXPECT_TRUE(r.code == 128 + SIGSEGV || r.code == -1) << "tilecheck must die of the signal, not exit " << r.code
                                                        << "; stderr:\n" << r.err;

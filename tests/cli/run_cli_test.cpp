@@ -38,8 +38,8 @@ class RunCli : public ::testing::Test {
     }
     return r;
   }
-  testing::CommandResult tilecheck(const std::string& args) const {
-    return testing::run_command(std::string(TC_TILECHECK) + " " + args, dir_);
+  test_support::CommandResult tilecheck(const std::string& args) const {
+    return test_support::run_command(std::string(TC_TILECHECK) + " " + args, dir_);
   }
   std::string path(const char* name) const { return (dir_ / name).string(); }
   fs::path dir_;

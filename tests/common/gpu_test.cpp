@@ -4,7 +4,7 @@
 
 #include <omp.h>
 
-namespace tc::testing {
+namespace tc::test_support {
 namespace {
 
 // GPU tests run several at a time (ctest -j); the CPU reference would start one OpenMP thread per
@@ -24,4 +24,4 @@ const KernelPlugin& kernel_under_test() {
   return plugin;
 }
 
-}  // namespace tc::testing
+}  // namespace tc::test_support

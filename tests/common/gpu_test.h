@@ -14,8 +14,8 @@
     if (!tc_gpu_why.empty()) GTEST_SKIP() << "no GPU: " << tc_gpu_why;    \
   } while (0)
 
-namespace tc::testing {
+namespace tc::test_support {
 
 const KernelPlugin& kernel_under_test();
 
-}  // namespace tc::testing
+}  // namespace tc::test_support

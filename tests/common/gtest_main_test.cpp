@@ -13,7 +13,7 @@ namespace {
 std::string ctest_output() {
   const std::filesystem::path scratch = std::filesystem::temp_directory_path() / "tc_gtest_main_test";
   std::filesystem::create_directories(scratch);
-  return tc::testing::run_command(std::string(TC_CTEST) + " --test-dir " + TC_PROBE_DIR, scratch).out;
+  return tc::test_support::run_command(std::string(TC_CTEST) + " --test-dir " + TC_PROBE_DIR, scratch).out;
 }
 
 // ctest's line for `test`: "... probe.<test> ....   Passed" etc.

@@ -6,8 +6,8 @@
 #include "tilecheck/kernel/configs.h"
 #include "tilecheck/reference/schedule.h"
 
-namespace tc::testing {
+namespace tc::test_support {
 
 inline std::vector<TileConfig> library_configs() { return {kLibraryConfigs.begin(), kLibraryConfigs.end()}; }
 
-}  // namespace tc::testing
+}  // namespace tc::test_support

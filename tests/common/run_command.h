@@ -9,7 +9,7 @@
 #include <iterator>
 #include <string>
 
-namespace tc::testing {
+namespace tc::test_support {
 
 struct CommandResult {
   int code = -1;  // exit status; -1 if it did not exit normally
@@ -33,4 +33,4 @@ inline CommandResult run_command(const std::string& command, const std::filesyst
   return r;
 }
 
-}  // namespace tc::testing
+}  // namespace tc::test_support

@@ -7,7 +7,7 @@
 #include "tilecheck/reference/quantize.h"
 #include "tilecheck/reference/rng.h"
 
-namespace tc::testing {
+namespace tc::test_support {
 
 inline HalfMatrix normal_half(int rows, int cols, std::uint64_t seed, const char* stream) {
   const CounterRng rng(seed, stream);
@@ -24,4 +24,4 @@ inline QuantizedWeights normal_weights(int K, int N, int group, std::uint64_t se
   return quantize(W, group);
 }
 
-}  // namespace tc::testing
+}  // namespace tc::test_support

@@ -27,7 +27,7 @@ tc_problem problem_for(const TileConfig& c) {
 }
 
 TEST(KernelDispatch, EveryListedConfigurationHasAKernel) {
-  const KernelPlugin& kernel = testing::kernel_under_test();
+  const KernelPlugin& kernel = test_support::kernel_under_test();
   for (const TileConfig& c : kLibraryConfigs) {
     size_t bytes = 0;
     const RunResult r = kernel.workspace_size(problem_for(c), bytes);
@@ -36,7 +36,7 @@ TEST(KernelDispatch, EveryListedConfigurationHasAKernel) {
 }
 
 TEST(KernelDispatch, PluginReportsTheListInOrder) {
-  const std::vector<TileConfig> reported = testing::kernel_under_test().configs();
+  const std::vector<TileConfig> reported = test_support::kernel_under_test().configs();
   ASSERT_EQ(reported.size(), kLibraryConfigs.size());
   for (size_t i = 0; i < reported.size(); ++i) EXPECT_EQ(reported[i], kLibraryConfigs[i]) << i;
 }
@@ -44,7 +44,7 @@ TEST(KernelDispatch, PluginReportsTheListInOrder) {
 TEST(KernelDispatch, UnlistedConfigurationIsRefusedNamingTheBuiltOnes) {
   const TileConfig unlisted{1, 4, 16, 8};  // a valid 64x256 tile that the library does not build
   size_t bytes = 0;
-  const RunResult r = testing::kernel_under_test().workspace_size(problem_for(unlisted), bytes);
+  const RunResult r = test_support::kernel_under_test().workspace_size(problem_for(unlisted), bytes);
   EXPECT_EQ(r.status, TC_ERR_UNSUPPORTED) << r.message;
   EXPECT_NE(r.message.find("no kernel is built for config m1n4k16g8"), std::string::npos) << r.message;
   for (const TileConfig& c : kLibraryConfigs) EXPECT_NE(r.message.find(name(c)), std::string::npos) << name(c);

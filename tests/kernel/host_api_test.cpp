@@ -35,7 +35,7 @@ void PrintTo(const Rejection& r, std::ostream* out) { *out << r.name; }
 class KernelApiRejects : public ::testing::TestWithParam<Rejection> {};
 
 TEST_P(KernelApiRejects, WithAStatusAndAMessageNamingTheValue) {
-  const KernelPlugin& kernel = testing::kernel_under_test();
+  const KernelPlugin& kernel = test_support::kernel_under_test();
   tc_problem q = valid_problem();
   GetParam().mutate(q);
   const RunResult r = kernel.run(q);
@@ -70,7 +70,7 @@ INSTANTIATE_TEST_SUITE_P(Invalid, KernelApiRejects, ::testing::ValuesIn(kRejecti
                          [](const auto& test_info) { return std::string(test_info.param.name); });
 
 TEST(KernelApi, DescribesItselfAndSizesItsWorkspace) {
-  const KernelPlugin& kernel = testing::kernel_under_test();
+  const KernelPlugin& kernel = test_support::kernel_under_test();
   EXPECT_EQ(kernel.info().abi_version, TC_PLUGIN_ABI_VERSION);
   EXPECT_EQ(kernel.info().config_count, 32);
   EXPECT_TRUE(kernel.can_trace());

@@ -19,7 +19,7 @@ namespace {
 constexpr int kRepeats = 20;
 
 SuiteRunner& runner() {
-  static SuiteRunner r(&testing::kernel_under_test(), default_golden_paths());
+  static SuiteRunner r(&test_support::kernel_under_test(), default_golden_paths());
   return r;
 }
 
@@ -37,7 +37,7 @@ TEST_P(Determinism, RepeatedRunsAreBitwiseIdentical) {
   TC_REQUIRE_GPU();
   const RepeatParam& p = GetParam();
   for (int sms : {7, device_multiprocessors()}) {
-    const Cell cell{p.case_id, p.config, p.contract, testing::kernel_under_test().info().variant, sms};
+    const Cell cell{p.case_id, p.config, p.contract, test_support::kernel_under_test().info().variant, sms};
     std::vector<HalfMatrix> outputs;
     for (int r = 0; r < kRepeats; ++r) {
       const KernelRun run = runner().execute(cell);
@@ -64,7 +64,7 @@ INSTANTIATE_TEST_SUITE_P(
 // themselves) and must give the eager run's output every time.
 TEST(Harness, GraphReplayMatchesTheEagerRun) {
   TC_REQUIRE_GPU();
-  const KernelPlugin& kernel = testing::kernel_under_test();
+  const KernelPlugin& kernel = test_support::kernel_under_test();
   const Cell cell{"normal_m16_n4096_k4096_gcol_marlin", {1, 8, 8, -1}, Contract::marlin, kernel.info().variant, 66};
   const Fixture& f = runner().fixture(cell.case_id);
   DeviceCase device(f.A, f.B_marlin, f.scales_marlin, f.spec.shape.group, f.spec.contract);
@@ -104,7 +104,7 @@ TEST(Harness, GraphReplayMatchesTheEagerRun) {
 // Two problems on two streams, each with its own workspace and half the SMs, run at once.
 TEST(Harness, TwoStreamsWithSeparateWorkspacesRunAtOnce) {
   TC_REQUIRE_GPU();
-  const KernelPlugin& kernel = testing::kernel_under_test();
+  const KernelPlugin& kernel = test_support::kernel_under_test();
   const int half = device_multiprocessors() / 2;
   const Cell cells[2] = {{"normal_m16_n4096_k4096_gcol_marlin", {1, 8, 8, -1}, Contract::marlin, "", half},
                          {"normal_m16_n4096_k4096_g64_fp32", {1, 16, 4, 4}, Contract::fp32, "", half}};
@@ -150,7 +150,7 @@ TEST(Harness, ALockThatIsNeverReleasedEndsWithAFault) {
   GTEST_SKIP() << "the device-side spin bound is compiled into debug builds only (--preset debug); in "
                   "release builds ctest's TIMEOUT ends a lost lock";
 #endif
-  const KernelPlugin& kernel = testing::kernel_under_test();
+  const KernelPlugin& kernel = test_support::kernel_under_test();
   // A committed fixture (no regeneration needed in the debug tree): one 128-wide column of 32
   // k-tiles shared by 16 blocks, so every block but the first waits on the column's lock.
   const Fixture& f = runner().fixture("normal_m16_n128_k4096_g128_marlin");

@@ -13,7 +13,7 @@ namespace {
 
 TEST(KernelSchedule, EveryBlockProcessesTheSlicesTheModelPredicts) {
   TC_REQUIRE_GPU();
-  const KernelPlugin& kernel = testing::kernel_under_test();
+  const KernelPlugin& kernel = test_support::kernel_under_test();
   const int multiprocessors = device_multiprocessors();
   const CounterRng rng(2026, "schedule-trace");
   const tc_plugin_info_t& info = kernel.info();

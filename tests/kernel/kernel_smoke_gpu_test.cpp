@@ -54,7 +54,7 @@ struct Problem {
 };
 
 Problem normal_problem(int M, int N, int K, int group, std::uint64_t seed) {
-  return {testing::normal_half(M, K, seed, "A"), testing::normal_weights(K, N, group, seed)};
+  return {test_support::normal_half(M, K, seed, "A"), test_support::normal_weights(K, N, group, seed)};
 }
 
 class KernelSmoke : public ::testing::TestWithParam<SmokeParam> {};
@@ -62,7 +62,7 @@ class KernelSmoke : public ::testing::TestWithParam<SmokeParam> {};
 TEST_P(KernelSmoke, MatchesTheReferenceWithinTheBound) {
   TC_REQUIRE_GPU();
   const auto& [config, contract, M, sms_param] = GetParam();
-  const KernelPlugin& kernel = testing::kernel_under_test();
+  const KernelPlugin& kernel = test_support::kernel_under_test();
   const int N = 512, K = 1024, group = config.group();
   const int sms = sms_param == kAllMultiprocessors ? device_multiprocessors() : sms_param;
   const Problem p = normal_problem(M, N, K, group, 100 + M);
@@ -86,7 +86,7 @@ INSTANTIATE_TEST_SUITE_P(AllConfigs, KernelSmoke, ::testing::ValuesIn(smoke_para
 // Invalid input must be rejected before anything runs: the output keeps its poison.
 TEST(KernelApi, RejectsADirtyWorkspaceWithoutLaunching) {
   TC_REQUIRE_GPU();
-  const KernelPlugin& kernel = testing::kernel_under_test();
+  const KernelPlugin& kernel = test_support::kernel_under_test();
   const Problem p = normal_problem(16, 256, 256, 128, 7);
   DeviceCase device(p.A, pack_weights(p.w.codes), permute_scales(p.w.scales, 128), 128, Contract::fp32);
   Workspace workspace;

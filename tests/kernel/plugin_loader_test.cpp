@@ -39,7 +39,7 @@ TEST(KernelPlugin, ALibraryWithoutThePluginAbiIsRefusedNamingTheSymbol) {
 
 // The dump extra exists only in the dump variants; asking another library for it is refused.
 TEST(KernelPlugin, OurKernelLoadsWithItsTraceAndRefusesADumpItLacks) {
-  const KernelPlugin& kernel = testing::kernel_under_test();
+  const KernelPlugin& kernel = test_support::kernel_under_test();
   EXPECT_TRUE(kernel.can_trace());
   if (kernel.can_dump()) return;  // TC_KERNEL names a dump variant
   try {

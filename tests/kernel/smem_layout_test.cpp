@@ -31,7 +31,7 @@ constexpr int kSmemLimitBytes = 163 * 1024;
 constexpr const char* kDocPath = "docs/smem-layout.md";
 constexpr const char* kRegenerateEnv = "TC_WRITE_SMEM_DOC";
 
-using testing::library_configs;
+using test_support::library_configs;
 
 SmemLayout layout_of(const TileConfig& c, bool scales_in_scratch = false) {
   return smem_layout(c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks, scales_in_scratch);

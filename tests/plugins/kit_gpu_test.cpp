@@ -48,7 +48,7 @@ TEST_P(KitRun, ReportsTheVictimExactlyAndJudgesEveryOtherCell) {
   TC_REQUIRE_GPU();
   const tc_kit::Victim& v = GetParam();
   const fs::path dir = scratch(std::string(v.variant));
-  const testing::CommandResult r = testing::run_command(
+  const test_support::CommandResult r = test_support::run_command(
       cat(TC_TILECHECK, " run --kernel ", library(v), " --committed --filter '", kFilter, "' --cell-timeout 10 --json ",
           (dir / "cells.json").string(), " --errmaps ", (dir / "maps").string()),
       dir);
@@ -119,7 +119,7 @@ TEST_P(KitBench, TheVictimIsARowOfItsOwnAndTheOthersAreTimed) {
                                                    : TileConfig{v.config.m_blocks, v.config.n_blocks,
                                                                 v.config.k_blocks, v.config.group_blocks};
   const std::string contract = v.contract == TC_CONTRACT_FP32 ? "fp32" : "marlin";
-  const testing::CommandResult r = testing::run_command(
+  const test_support::CommandResult r = test_support::run_command(
       cat(TC_TILECHECK, " bench --kernel ", library(v), " --config ", name(victim), " --config m1n8k8g8 -K 1024 -N 1024 ",
           "--repeats 3 --rotate-mb 16 --no-cublas --config-timeout 20 --contract ", contract),
       dir);
@@ -148,14 +148,14 @@ TEST(KitTiles, AVictimCellIsItsFaultOrHangAndABystanderIsJudged) {
                              "FAULT m4n16k4gcol: FAULT: the worker died of signal 11"},
                         Case{Behaviour::hang, "constant_m16_n256_k128_g128_marlin", "m2n16k4g8", "HANG m2n16k4g8: HANG: "}}) {
     const tc_kit::Victim& v = tc_kit::kVictims[static_cast<int>(c.behaviour) - 1];
-    const testing::CommandResult victim = testing::run_command(
+    const test_support::CommandResult victim = test_support::run_command(
         cat(TC_TILECHECK, " tiles --kernel ", library(v), " --case ", c.fixture, " --config ", c.config,
             " --sms 3 --cell-timeout 5"),
         dir);
     EXPECT_EQ(victim.code, 1) << victim.out << victim.err;
     EXPECT_NE(victim.out.find(c.want), std::string::npos) << victim.out << victim.err;
   }
-  const testing::CommandResult bystander = testing::run_command(
+  const test_support::CommandResult bystander = test_support::run_command(
       cat(TC_TILECHECK, " tiles --kernel ", library(tc_kit::kVictims[0]),
           " --case constant_m16_n256_k128_g128_marlin --config m1n8k8g8 --sms 3"),
       dir);
@@ -173,7 +173,7 @@ TEST(KitCtest, EachVictimProcessFailsAndEveryOtherPasses) {
 #else
   const fs::path dir = scratch("ctest");
   const std::string configs = "(m1n8k8g4|m2n16k4g8|m1n8k8g2|m1n8k8gcol|m4n16k4gcol|m1n8k8g8)";
-  const testing::CommandResult r = testing::run_command(
+  const test_support::CommandResult r = test_support::run_command(
       cat(TC_CTEST, " --test-dir ", TC_BUILD_DIR, " -j 8 -R '^suite_gpu[.]tc_kit_[a-z_]+[.]", configs, "$'"), dir);
   int seen = 0;
   for (const tc_kit::Victim& v : tc_kit::kVictims) {

@@ -56,8 +56,8 @@ class BoundHolds : public ::testing::TestWithParam<EmulationCase> {};
 
 TEST_P(BoundHolds, ForTruncatingFp32AccumulationInRandomOrder) {
   const auto& c = GetParam();
-  const HalfMatrix A = testing::normal_half(c.shape.M, c.shape.K, 21, "A");
-  const QuantizedWeights q = testing::normal_weights(c.shape.K, c.shape.N, c.shape.group, 22);
+  const HalfMatrix A = test_support::normal_half(c.shape.M, c.shape.K, 21, "A");
+  const QuantizedWeights q = test_support::normal_weights(c.shape.K, c.shape.N, c.shape.group, 22);
   const ReferenceOutput ref = reference_gemm(A, q, c.contract, GemmPath::exact);
   const Schedule schedule = make_schedule(c.shape, c.config, c.sms);
   const OutputBounds bounds = output_bounds(A, q, ref.y_exact, ref.S, c.contract, schedule);
@@ -104,8 +104,8 @@ TEST(BoundIsTight, Fp16AccumulationViolatesItForDeepK) {
   // of violations falls with depth: measured 2026-11-30, K=1024: 40%, K=4096: 3.7%.
   for (auto [K, min_fraction] : {std::pair{1024, 0.10}, std::pair{4096, 0.01}}) {
     const Shape shape{16, 256, K, 128};
-    const HalfMatrix A = testing::normal_half(shape.M, K, 31, "A");
-    const QuantizedWeights q = testing::normal_weights(K, shape.N, shape.group, 32);
+    const HalfMatrix A = test_support::normal_half(shape.M, K, 31, "A");
+    const QuantizedWeights q = test_support::normal_weights(K, shape.N, shape.group, 32);
     const ReferenceOutput ref = reference_gemm(A, q, Contract::fp32, GemmPath::exact);
     const Schedule schedule = make_schedule(shape, {1, 8, 8, 8}, 1);
     const OutputBounds bounds = output_bounds(A, q, ref.y_exact, ref.S, Contract::fp32, schedule);
@@ -156,8 +156,8 @@ TEST(Admissible, ExactSumsAdmitOnlyTheirRoundingAndSpecialsFollowTheRules) {
 // the sum from that slice's first k-tile to the end of K: recomputed here by brute force.
 TEST(OutputBounds, MarlinChargesEachStoredPartialItsSuffixMagnitude) {
   const Shape shape{3, 128, 1024, 128};
-  const HalfMatrix A = testing::normal_half(shape.M, shape.K, 41, "A");
-  const QuantizedWeights q = testing::normal_weights(shape.K, shape.N, shape.group, 42);
+  const HalfMatrix A = test_support::normal_half(shape.M, shape.K, 41, "A");
+  const QuantizedWeights q = test_support::normal_weights(shape.K, shape.N, shape.group, 42);
   const ReferenceOutput ref = reference_gemm(A, q, Contract::marlin, GemmPath::exact);
   const Schedule schedule = make_schedule(shape, {1, 8, 8, 8}, 5);
   const OutputBounds bounds = output_bounds(A, q, ref.y_exact, ref.S, Contract::marlin, schedule);
@@ -184,8 +184,8 @@ TEST(OutputBounds, MarlinChargesEachStoredPartialItsSuffixMagnitude) {
 // the precise bound, and computed without the partial-sum GEMMs.
 TEST(OutputBounds, LargeProblemsChargeEachPartialTheWholeS) {
   const Shape shape{5, 256, 1024, -1};
-  const HalfMatrix A = testing::normal_half(shape.M, shape.K, 51, "A");
-  const QuantizedWeights q = testing::normal_weights(shape.K, shape.N, shape.group, 52);
+  const HalfMatrix A = test_support::normal_half(shape.M, shape.K, 51, "A");
+  const QuantizedWeights q = test_support::normal_weights(shape.K, shape.N, shape.group, 52);
   const ReferenceOutput ref = reference_gemm(A, q, Contract::marlin, GemmPath::exact);
   const Schedule schedule = make_schedule(shape, {1, 16, 4, -1}, 7);
   const OutputBounds precise = output_bounds(A, q, ref.y_exact, ref.S, Contract::marlin, schedule);

@@ -36,14 +36,14 @@ TEST(Dequantize, WeightRoundsTheProductForGroupsOnly) {
 // block starts relative to the scale groups; a block outside the weights is rejected.
 TEST(Dequantize, BlockIsTheBlockOfTheWholeMatrix) {
   for (int group : {32, 64, 128, -1}) {
-    const QuantizedWeights w = testing::normal_weights(256, 128, group, 5);
+    const QuantizedWeights w = test_support::normal_weights(256, 128, group, 5);
     const HalfMatrix whole = dequantize(w);
     for (auto [k0, n0, rows, cols] : {std::array{0, 0, 256, 128}, std::array{16, 8, 100, 64}, std::array{250, 120, 6, 8},
                                       std::array{64, 0, 64, 128}, std::array{7, 3, 0, 0}})
       EXPECT_EQ(dequantize(w, k0, n0, rows, cols), whole.block(k0, n0, rows, cols))
           << "group " << group << " block (" << rows << ", " << cols << ") at (" << k0 << ", " << n0 << ")";
   }
-  const QuantizedWeights w = testing::normal_weights(64, 64, 32, 5);
+  const QuantizedWeights w = test_support::normal_weights(64, 64, 32, 5);
   EXPECT_THROW(dequantize(w, 32, 0, 48, 64), Error);
   EXPECT_THROW(dequantize(w, 0, -1, 16, 16), Error);
 }

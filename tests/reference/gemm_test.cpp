@@ -21,8 +21,8 @@ class ExactVsEigen : public ::testing::TestWithParam<GemmCase> {};
 // boundary (then they are adjacent).
 TEST_P(ExactVsEigen, AgreeWithinTheEigenPathsOwnError) {
   const auto c = GetParam();
-  const HalfMatrix A = testing::normal_half(c.M, c.K, 5, "A");
-  const QuantizedWeights w = testing::normal_weights(c.K, c.N, c.group, 6);
+  const HalfMatrix A = test_support::normal_half(c.M, c.K, 5, "A");
+  const QuantizedWeights w = test_support::normal_weights(c.K, c.N, c.group, 6);
   for (Contract contract : {Contract::marlin, Contract::fp32}) {
     const ReferenceOutput exact = reference_gemm(A, w, contract, GemmPath::exact);
     const ReferenceOutput eigen = reference_gemm(A, w, contract, GemmPath::eigen);
@@ -87,7 +87,7 @@ TEST(Specials, InfinityTimesZeroWeightIsNanAndInfinityPropagates) {
 }
 
 TEST(ReferenceGemm, RejectsMismatchedInputs) {
-  const QuantizedWeights w = testing::normal_weights(128, 64, 32, 1);
+  const QuantizedWeights w = test_support::normal_weights(128, 64, 32, 1);
   EXPECT_THROW(reference_gemm(HalfMatrix::Zero(4, 64), w, Contract::fp32, GemmPath::exact), Error);
   EXPECT_THROW(reference_gemm(HalfMatrix::Zero(0, 128), w, Contract::fp32, GemmPath::exact), Error);
   QuantizedWeights bad = w;

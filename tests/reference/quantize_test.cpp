@@ -74,7 +74,7 @@ TEST(Quantize, RejectsBadGroupsAndShapesNamingTheValue) {
 }
 
 TEST(Quantize, ValidateWeightsRejectsMismatchedScalesAndOutOfRangeCodes) {
-  QuantizedWeights q = testing::normal_weights(128, 64, 32, 1);
+  QuantizedWeights q = test_support::normal_weights(128, 64, 32, 1);
   EXPECT_NO_THROW(validate_weights(q));
   QuantizedWeights wrong_rows = q;
   wrong_rows.scales.resize(3, 64);

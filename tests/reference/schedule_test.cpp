@@ -12,7 +12,7 @@
 namespace tc {
 namespace {
 
-using testing::library_configs;
+using test_support::library_configs;
 
 TEST(TileConfig, NamesRoundTripAndBadNamesAreRejected) {
   for (const TileConfig& c : library_configs()) EXPECT_EQ(parse_config(name(c)), c) << name(c);

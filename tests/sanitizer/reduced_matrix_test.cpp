@@ -27,7 +27,7 @@
 namespace tc {
 namespace {
 
-using testing::library_configs;
+using test_support::library_configs;
 
 const std::vector<CatalogueEntry>& catalogue() {
   static const std::vector<CatalogueEntry> entries = load_catalogue(default_golden_paths().catalogue()).entries;

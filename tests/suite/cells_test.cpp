@@ -20,7 +20,7 @@ std::vector<Cell> matrix(const std::string& variant, const std::string& kernel =
   MatrixOptions options;
   options.kernel = kernel;
   options.variant = variant;
-  return suite_cells(load_catalogue(default_golden_paths().catalogue()).entries, testing::library_configs(),
+  return suite_cells(load_catalogue(default_golden_paths().catalogue()).entries, test_support::library_configs(),
                      options);
 }
 

@@ -33,7 +33,7 @@ int all_sms() {
 
 std::vector<Cell> cells(bool reduced) {
   try {
-    const KernelPlugin& kernel = testing::kernel_under_test();
+    const KernelPlugin& kernel = test_support::kernel_under_test();
     MatrixOptions options;
     options.kernel = kernel.info().name;
     options.variant = kernel.info().variant;
@@ -47,7 +47,7 @@ std::vector<Cell> cells(bool reduced) {
 }
 
 SuiteRunner& runner() {
-  static SuiteRunner r(&testing::kernel_under_test(), default_golden_paths());
+  static SuiteRunner r(&test_support::kernel_under_test(), default_golden_paths());
   return r;
 }
 
@@ -61,7 +61,7 @@ KernelRun execute(const Cell& cell) {
   static KernelWorkers workers([] {
     KernelWorkersOptions o;
     o.executable = TC_TILECHECK;
-    o.kernel = testing::kernel_under_test().path();
+    o.kernel = test_support::kernel_under_test().path();
     o.devices = {0};
     return o;
   }());
