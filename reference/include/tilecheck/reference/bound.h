@@ -61,4 +61,18 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
                            const F64Matrix& S, Contract contract, const Schedule& schedule,
                            double precise_partial_work = kPrecisePartialWork);
 
+// Bounds that hold for ANY split of K into at most max_slices slices (contiguous k-ranges) and any
+// order of combining them, for kernels whose schedule tilecheck does not model (docs/numerics.md,
+// "Bounds for an unknown schedule"): max_slices - 1 cross-block additions, and under the marlin
+// contract max_slices - 1 fp16 stores each charged the element's whole S (a stored partial sums a
+// subset of the products, so its exact magnitude is at most S whatever its k-range). No A or w^:
+// only the scales, which the per-column epilogue multiplies by (row 0 used). scales: (G, N).
+OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matrix& S,
+                                        const HalfMatrix& scales, Contract contract,
+                                        const Shape& shape, int max_slices);
+
+// The most slices a kernel can cut K into when its k-tiles are at least min_tile_k deep (a multiple
+// of 16, one MMA step): ceil(K / min_tile_k). Unknown tile: 16, so K / 16.
+int max_slices_for(int K, int min_tile_k = 16);
+
 }  // namespace tc

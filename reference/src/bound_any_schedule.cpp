@@ -1,0 +1,53 @@
+// Bounds for a kernel whose split of K and reduction order are unknown (docs/numerics.md, "Bounds
+// for an unknown schedule"). Everything numeric is error_bound's and admissible_output's: this file
+// only decides what to charge when the schedule cannot say.
+#include <vector>
+
+#include "tilecheck/reference/bound.h"
+#include "tilecheck/reference/error.h"
+
+namespace tc {
+
+int max_slices_for(int K, int min_tile_k) {
+  require(min_tile_k >= 16 && min_tile_k % 16 == 0, "min_tile_k=", min_tile_k,
+          " must be a positive multiple of 16 (one MMA step)");
+  require(K > 0, "K=", K, " must be positive");
+  return (K + min_tile_k - 1) / min_tile_k;  // each slice holds at least one k-tile
+}
+
+OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matrix& S,
+                                        const HalfMatrix& scales, Contract contract,
+                                        const Shape& shape, int max_slices) {
+  require(max_slices >= 1, "max_slices=", max_slices, " must be at least 1 (1: K is not split)");
+  const int M = shape.M, N = shape.N, K = shape.K;
+  require(y_exact.rows() == M && y_exact.cols() == N && S.rows() == M && S.cols() == N,
+          "reference is (", y_exact.rows(), ", ", y_exact.cols(), ") but the shape is (", M, ", ", N,
+          ")");
+  require(scales.rows() >= 1 && scales.cols() == N, "scales are (", scales.rows(), ", ",
+          scales.cols(), ") but the output has ", N, " columns");
+  OutputBounds b;
+  b.key_lo.resize(M, N);
+  b.key_hi.resize(M, N);
+  b.flags.resize(M, N);
+  b.E.resize(M, N);
+  // Under the marlin contract every combination but the last is stored in fp16; with one slice
+  // nothing is stored. Each stored partial is charged the whole S: the largest it can be.
+  const bool fp16_partials = contract == Contract::marlin && max_slices > 1;
+  std::vector<double> partial_S;
+  for (int i = 0; i < M; ++i) {
+    for (int j = 0; j < N; ++j) {
+      if (fp16_partials) partial_S.assign(max_slices - 1, S(i, j));
+      const double E = error_bound(S(i, j), K, max_slices - 1, partial_S);
+      Admissible adm = admissible_output(y_exact(i, j), E, scales(0, j), shape.group, contract);
+      // A stored partial's value is at most S + E: an fp16 overflow is possible from 65520 on.
+      if (fp16_partials && S(i, j) + E >= kHalfOverflow) adm.unbounded = true;
+      b.key_lo(i, j) = adm.key_lo;
+      b.key_hi(i, j) = adm.key_hi;
+      b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));
+      b.E(i, j) = E;
+    }
+  }
+  return b;
+}
+
+}  // namespace tc
