@@ -26,7 +26,7 @@
 #include "tilecheck/suite/recording.h"
 #include "tilecheck/compare/report.h"
 #include "tilecheck/suite/runner.h"
-#include "tilecheck/suite/worker.h"
+#include "tilecheck/suite/kernel_workers.h"
 
 namespace tc::cli {
 namespace {
@@ -166,27 +166,13 @@ void run_bisect(const TilesOptions& o, const Fixture& f, const Expectation& e, c
               t.tile_col, o.dump_kernel.c_str(), output_failed ? "fails" : "passes", dep.text.c_str());
 }
 
-// The kernel run live in a worker process: a fault, crash or hang ends only the worker, and is the
-// cell's verdict (exit 1). A cell the library does not implement is bad input (exit 2).
-KernelRun run_in_worker(WorkerProcess& worker, const Fixture& f, const Cell& cell, double cell_timeout) {
-  Launch launch;
-  launch.config = cell.config;
-  launch.sms = cell.sms;
-  const Shape& s = f.spec.shape;
-  KernelRun r = worker.run(cell.case_id, f.A, f.B_marlin, f.scales_marlin, s.group, cell.contract, launch,
-                           cell_timeout > 0 ? cell_timeout : default_cell_timeout(s.M, s.N, s.K));
-  require(r.status.status != TC_ERR_UNSUPPORTED, "the kernel library does not implement this cell (",
-          name(cell.config), "): ", r.status.message);
-  return r;
-}
-
 int run_tiles(const TilesOptions& o) {
   if (o.bisect) {
     const std::string why = gpu_unavailable_reason();
     require(why.empty(), "--bisect runs the dump variant of the kernel and needs a GPU (", why, ")");
   }
   const GoldenPaths paths = default_golden_paths();
-  std::unique_ptr<WorkerProcess> worker;
+  std::unique_ptr<KernelWorkers> workers;  // a live run: the kernel in a worker process
   Cell cell;
   cell.case_id = o.case_id;
   cell.config = parse_config(o.config);
@@ -195,8 +181,13 @@ int run_tiles(const TilesOptions& o) {
   if (live) {
     const std::string why = gpu_unavailable_reason();
     require(why.empty(), "no --output or --recording given, and no GPU to run the kernel on (", why, ")");
-    worker = std::make_unique<WorkerProcess>(current_executable(), o.kernel, 0);
-    cell.sms = o.sms > 0 ? o.sms : worker->info().multiprocessors;
+    KernelWorkersOptions w;
+    w.executable = current_executable();
+    w.kernel = o.kernel;
+    w.devices = {0};
+    w.cell_timeout = o.cell_timeout;
+    workers = std::make_unique<KernelWorkers>(w);
+    cell.sms = o.sms > 0 ? o.sms : workers->info().multiprocessors;
   } else {
     require(o.sms >= 1, "--sms ", o.sms, ": give the grid size the output was made with (at least 1)");
     cell.sms = o.sms;
@@ -214,7 +205,11 @@ int run_tiles(const TilesOptions& o) {
   } else if (!o.recording.empty()) {
     C = recorded_output(o.recording, cell);
   } else {
-    KernelRun r = run_in_worker(*worker, f, cell, o.cell_timeout);
+    // A fault, crash or hang ends only the worker, and is the cell's verdict (exit 1); a cell the
+    // library does not implement is bad input (exit 2).
+    KernelRun r = workers->run(0, cell, f).run;
+    require(r.status.status != TC_ERR_UNSUPPORTED, "the kernel library does not implement this cell (",
+            name(cell.config), "): ", r.status.message);
     if (!r.status.ok()) {  // FAULT, HANG, or the library refused the launch
       std::printf("%s %s: %s\n", r.hang ? "HANG" : r.fault ? "FAULT" : "ERROR", name(cell.config).c_str(),
                   r.status.message.c_str());

@@ -17,28 +17,42 @@ extern char** environ;
 
 namespace tc {
 
-ChildResult run_child(const std::vector<std::string>& argv, double timeout_s) {
-  int out[2], err[2];
-  require(::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0, "pipe: ", std::strerror(errno));
+SpawnedChild spawn_child(const std::vector<std::string>& argv, bool with_stdin) {
+  int in[2] = {-1, -1}, out[2], err[2];
+  require((!with_stdin || ::pipe2(in, O_CLOEXEC) == 0) && ::pipe2(out, O_CLOEXEC) == 0 &&
+              ::pipe2(err, O_CLOEXEC) == 0,
+          "cannot make pipes for ", argv[0], ": ", std::strerror(errno));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
+  if (with_stdin) posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
   posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
   std::vector<std::string> args = argv;
   std::vector<char*> c_args;
   for (std::string& a : args) c_args.push_back(a.data());
   c_args.push_back(nullptr);
-  pid_t pid = -1;
-  const int spawned = ::posix_spawn(&pid, args[0].c_str(), &actions, nullptr, c_args.data(), environ);
+  SpawnedChild child;
+  const int spawned = ::posix_spawn(&child.pid, args[0].c_str(), &actions, nullptr, c_args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
+  if (with_stdin) ::close(in[0]);
   ::close(out[1]), ::close(err[1]);
   if (spawned != 0) {
+    if (with_stdin) ::close(in[1]);
     ::close(out[0]), ::close(err[0]);
     throw Error(cat("cannot start ", args[0], ": ", std::strerror(spawned)));
   }
+  child.in = with_stdin ? in[1] : -1;
+  child.out = out[0];
+  child.err = err[0];
+  return child;
+}
+
+ChildResult run_child(const std::vector<std::string>& argv, double timeout_s) {
+  const SpawnedChild child = spawn_child(argv, false);
+  const pid_t pid = child.pid;
   ChildResult r;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
-  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  pollfd fds[2] = {{child.out, POLLIN, 0}, {child.err, POLLIN, 0}};
   std::string* sinks[2] = {&r.out, &r.err};
   int open = 2;
   while (open > 0) {

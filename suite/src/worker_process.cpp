@@ -1,7 +1,5 @@
 // The parent's side of tilecheck/suite/worker.h: start a worker, feed it cases, watch its runs.
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,11 +10,10 @@
 #include <filesystem>
 
 #include "tilecheck/reference/error.h"
+#include "tilecheck/suite/child_run.h"
 #include "tilecheck/suite/worker.h"
 #include "tilecheck/suite/worker_pipe.h"
 #include "tilecheck/suite/worker_messages.h"
-
-extern char** environ;
 
 namespace tc {
 namespace {
@@ -50,30 +47,11 @@ double default_cell_timeout(int M, int N, int K) {
 
 std::string current_executable() { return std::filesystem::read_symlink("/proc/self/exe").string(); }
 
-WorkerProcess::WorkerProcess(const std::string& executable, const std::string& kernel, int device) : device_(device) {
+WorkerProcess::WorkerProcess(const std::string& executable, const std::string& kernel, int device) {
   worker::ignore_broken_pipes();
-  int in[2], out[2], err[2];
-  require(::pipe2(in, O_CLOEXEC) == 0 && ::pipe2(out, O_CLOEXEC) == 0 && ::pipe2(err, O_CLOEXEC) == 0,
-          "cannot make pipes for a worker: ", std::strerror(errno));
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
-  const std::string device_text = std::to_string(device);
-  std::vector<std::string> args = {executable, "worker", "--kernel", kernel, "--device", device_text};
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const int spawned = ::posix_spawn(&pid_, executable.c_str(), &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(in[0]), ::close(out[1]), ::close(err[1]);
-  to_ = in[1], from_ = out[0], err_ = err[0];
-  if (spawned != 0) {
-    pid_ = -1;
-    close_fd(to_), close_fd(from_), close_fd(err_);
-    throw Error(cat("cannot start a worker (", executable, "): ", std::strerror(spawned)));
-  }
+  const SpawnedChild child =
+      spawn_child({executable, "worker", "--kernel", kernel, "--device", std::to_string(device)}, true);
+  pid_ = child.pid, to_ = child.in, from_ = child.out, err_ = child.err;
   Frame type{};
   Message m;
   const ReadStatus s = worker::read_frame(from_, type, m, kStartTimeout, err_, &err_tail_);

@@ -1,11 +1,23 @@
-// Runs a command as a child process with a deadline and captures what it prints: how `tilecheck
-// bench` times each configuration in a process of its own, so that one that faults, crashes or
-// hangs costs only its own row.
+// Child processes with pipes: `tilecheck bench` times each configuration in a process of its own
+// (run_child: a deadline, everything it prints), and kernels run in worker processes
+// (tilecheck/suite/worker.h, on spawn_child).
 #pragma once
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
 namespace tc {
+
+// A started child: its stdout and stderr are pipes (stdin too when asked), the parent's ends here.
+struct SpawnedChild {
+  pid_t pid = -1;
+  int in = -1;  // write end of its stdin, or -1
+  int out = -1;
+  int err = -1;
+};
+// argv[0] is the program's path. Throws tc::Error naming it if it cannot start.
+SpawnedChild spawn_child(const std::vector<std::string>& argv, bool with_stdin);
 
 struct ChildResult {
   int exit_code = -1;     // when it exited

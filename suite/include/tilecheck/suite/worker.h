@@ -43,7 +43,6 @@ class WorkerProcess {
 
   const WorkerInfo& info() const { return info_; }
   bool alive() const { return pid_ > 0; }
-  int device() const { return device_; }
 
   // Runs one launch on a case's inputs (A: (M, K); B: (K/16, 2N) packed; scales: Marlin-permuted),
   // sending the inputs only when `case_key` differs from the last case sent. The watchdog allows
@@ -58,7 +57,6 @@ class WorkerProcess {
 
   pid_t pid_ = -1;
   int to_ = -1, from_ = -1, err_ = -1;  // its stdin, stdout, stderr
-  int device_ = 0;
   std::string err_tail_;
   std::string loaded_;
   WorkerInfo info_;
