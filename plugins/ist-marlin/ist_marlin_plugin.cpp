@@ -113,6 +113,10 @@ TC_PLUGIN_EXPORT const tc_plugin_info_t* tc_plugin_info(void) {
 TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_size(const tc_problem* p, size_t* bytes, char* message,
                                                     size_t capacity) {
   if (p == nullptr || bytes == nullptr) return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "%s", "null argument");
+  // The same checks as a run: tilecheck learns that a cell is n/a without a launch (docs/plugin.md).
+  int thread_n = 0, thread_k = 0;
+  const tc_status checked = check(*p, thread_n, thread_k, message, capacity);
+  if (checked != TC_OK) return checked;
   *bytes = lock_bytes(*p);
   return TC_OK;
 }

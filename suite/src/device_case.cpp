@@ -143,6 +143,11 @@ RunResult DeviceCase::launch(const KernelPlugin& kernel, const Launch& l, Worksp
   return kernel.run(q);
 }
 
+RunResult DeviceCase::ask(const KernelPlugin& kernel, const Launch& l, Workspace& ws) const {
+  std::size_t need = 0;
+  return kernel.workspace_size(problem(l, ws), need);
+}
+
 KernelRun DeviceCase::collect(const Launch& l, const RunResult& launched) {
   KernelRun out;
   out.status = launched;

@@ -36,11 +36,7 @@ void KernelWorkers::count_fault(const TileConfig& c, bool fault) {
 CellRun KernelWorkers::run(int slot, const Cell& cell, const Fixture& f) {
   CellRun out;
   std::string why;
-  if (over_fault_limit(cell.config, why)) {
-    out.run.fault = true;
-    out.run.status = {TC_ERR_CUDA, why};
-    return out;
-  }
+  const bool not_run = over_fault_limit(cell.config, why);
   Slot& s = slots_[static_cast<std::size_t>(slot)];
   if (!s.worker || !s.worker->alive()) {
     s.worker.reset();
@@ -48,21 +44,32 @@ CellRun KernelWorkers::run(int slot, const Cell& cell, const Fixture& f) {
       s.worker = std::make_unique<WorkerProcess>(options_.executable, options_.kernel, device(slot));
     } catch (const Error& e) {  // a worker that cannot start again: this cell faults, the next one retries
       out.run.fault = true;
-      out.run.status = {TC_ERR_CUDA, cat("FAULT: ", e.what())};
-      count_fault(cell.config, true);
+      out.run.status = {TC_ERR_CUDA, not_run ? why : cat("FAULT: ", e.what())};
+      if (!not_run) count_fault(cell.config, true);
       return out;
     }
   }
   const Shape& shape = f.spec.shape;
-  const double timeout =
-      options_.cell_timeout > 0 ? options_.cell_timeout : default_cell_timeout(shape.M, shape.N, shape.K);
   Launch launch;
   launch.config = cell.config;
   launch.sms = cell.sms;
+  if (not_run) {
+    // The configuration is not launched again, but a cell the library does not implement is still
+    // n/a, not a fault: ask it without launching (e.g. upstream Marlin's fp32 cells).
+    out.run = s.worker->ask(cell.case_id, f.A, f.B_marlin, f.scales_marlin, shape.group, cell.contract, launch);
+    if (out.run.status.status == TC_ERR_UNSUPPORTED) return out;
+    out.run = KernelRun{};
+    out.run.fault = true;
+    out.run.status = {TC_ERR_CUDA, why};
+    return out;
+  }
+  const double timeout =
+      options_.cell_timeout > 0 ? options_.cell_timeout : default_cell_timeout(shape.M, shape.N, shape.K);
   const auto start = std::chrono::steady_clock::now();
   out.run = s.worker->run(cell.case_id, f.A, f.B_marlin, f.scales_marlin, shape.group, cell.contract, launch, timeout);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  count_fault(cell.config, out.run.fault);
+  // An n/a cell launched nothing: it says nothing about faults in a row.
+  if (out.run.status.status != TC_ERR_UNSUPPORTED) count_fault(cell.config, out.run.fault);
   return out;
 }
 

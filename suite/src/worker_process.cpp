@@ -103,6 +103,17 @@ std::string WorkerProcess::dead_message(const char* what) {
 KernelRun WorkerProcess::run(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B,
                              const HalfMatrix& scales, int group, Contract contract, const Launch& launch,
                              double timeout_s) {
+  return exchange(Frame::run, case_key, A, B, scales, group, contract, launch, timeout_s);
+}
+
+KernelRun WorkerProcess::ask(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B,
+                             const HalfMatrix& scales, int group, Contract contract, const Launch& launch) {
+  return exchange(Frame::ask, case_key, A, B, scales, group, contract, launch, kStartTimeout);
+}
+
+KernelRun WorkerProcess::exchange(Frame request, const std::string& case_key, const HalfMatrix& A,
+                                  const PackedMatrix& B, const HalfMatrix& scales, int group, Contract contract,
+                                  const Launch& launch, double timeout_s) {
   require(alive(), "internal: run on a worker that is gone");
   require(launch.stream == nullptr, "internal: a worker launches on its own default stream");
   KernelRun out;
@@ -117,7 +128,7 @@ KernelRun WorkerProcess::run(const std::string& case_key, const HalfMatrix& A, c
     if (!worker::write_frame(to_, Frame::load, worker::encode_case(A, B, scales, group, contract))) return fault("FAULT: " + dead_message("a case's upload"), false);
     loaded_ = key;
   }
-  if (!worker::write_frame(to_, Frame::run, worker::encode_launch(launch))) return fault("FAULT: " + dead_message("a run"), false);
+  if (!worker::write_frame(to_, request, worker::encode_launch(launch))) return fault("FAULT: " + dead_message("a run"), false);
   Frame type{};
   Message m;
   // Uploading a large case may take a while; the watchdog starts at the launch.

@@ -56,10 +56,16 @@ int serve_worker(const std::string& kernel_path, int device) {
         loaded = std::make_unique<DeviceCase>(c.A, c.B, c.scales, c.group, c.contract);
         continue;
       }
-      require(type == Frame::run && loaded != nullptr, "worker: unexpected frame ", static_cast<int>(type));
+      require((type == Frame::run || type == Frame::ask) && loaded != nullptr, "worker: unexpected frame ",
+              static_cast<int>(type));
       const Launch launch = worker::decode_launch(m);
       if (!worker::write_frame(STDOUT_FILENO, Frame::launched, Message())) return kExitFailed;
-      const KernelRun r = loaded->run(*plugin, launch, workspace);
+      KernelRun r;
+      if (type == Frame::ask) {
+        r.status = loaded->ask(*plugin, launch, workspace);
+      } else {
+        r = loaded->run(*plugin, launch, workspace);
+      }
       if (!worker::write_frame(STDOUT_FILENO, Frame::result, worker::encode_result(r))) return kExitFailed;
       if (r.fault) return kExitFault;
     } catch (const std::exception& e) {

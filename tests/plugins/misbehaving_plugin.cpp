@@ -3,6 +3,7 @@
 // CMake places in the same directory), except the cells of one victim, where this library does
 // what TC_KIT_BEHAVIOUR names:
 //   trap         configuration m1n8k8g4: a device-side trap (a sticky CUDA error: the context is lost)
+//                under the marlin contract; its fp32 cells are declined (TC_ERR_UNSUPPORTED)
 //   hang         configuration m2n16k4g8: a kernel that never ends
 //   unsupported  group 32 (either tile, any m_blocks) and the fp32 contract: TC_ERR_UNSUPPORTED
 //   wrong_tile   configuration m1n8k8gcol: output tile (0, 0) overwritten after a correct run
@@ -85,6 +86,10 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_size(const tc_problem* p, size_t*
     say(message, capacity, forward().error);
     return TC_ERR_INVALID_ARGUMENT;
   }
+  if (p != nullptr && tc_kit::is_declined(*p)) {
+    say(message, capacity, tc_kit::kTrapDeclines);
+    return TC_ERR_UNSUPPORTED;
+  }
   return forward().size(p, bytes, message, capacity);
 }
 
@@ -92,6 +97,10 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_run(const tc_problem* p, char* message, siz
   if (forward().run == nullptr) {
     say(message, capacity, forward().error);
     return TC_ERR_INVALID_ARGUMENT;
+  }
+  if (p != nullptr && tc_kit::is_declined(*p)) {
+    say(message, capacity, tc_kit::kTrapDeclines);
+    return TC_ERR_UNSUPPORTED;
   }
   if (p != nullptr && tc_kit::is_victim(*p)) {
     switch (tc_kit::kBehaviour) {

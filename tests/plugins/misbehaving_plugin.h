@@ -32,11 +32,20 @@ constexpr bool matches(const Victim& v, const tc_tile_config& c, int contract) {
   return config && (v.contract < 0 || v.contract == contract);
 }
 
+// Like upstream Marlin, whose faulting configuration also has cells it does not implement: the trap
+// library declines its victim's fp32 cells (TC_ERR_UNSUPPORTED from tc_plugin_workspace_size and
+// tc_plugin_run), so those must be n/a, also after the configuration is no longer launched.
+constexpr const char* kTrapDeclines = "the misbehaving kit's trapping configuration implements no fp32 cell";
+constexpr bool declines(const Victim& v, const tc_tile_config& c, int contract) {
+  return v.behaviour == Behaviour::trap && contract == TC_CONTRACT_FP32 && matches(v, c, contract);
+}
+
 #ifdef TC_KIT_BEHAVIOUR
 constexpr Behaviour kBehaviour = static_cast<Behaviour>(TC_KIT_BEHAVIOUR);
 constexpr const Victim& kVictim = kVictims[TC_KIT_BEHAVIOUR - 1];
 constexpr const char* kVariant = kVictim.variant;
 inline bool is_victim(const tc_problem& p) { return matches(kVictim, p.config, p.contract); }
+inline bool is_declined(const tc_problem& p) { return declines(kVictim, p.config, p.contract); }
 #endif
 
 }  // namespace tc_kit

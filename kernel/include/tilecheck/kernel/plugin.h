@@ -80,7 +80,9 @@ typedef struct {
 /* Static description of the library. */
 TC_PLUGIN_EXPORT const tc_plugin_info_t* tc_plugin_info(void);
 /* Bytes of workspace tc_plugin_run needs for this problem (sizes, group, contract, config, sms,
- * max_par are read; pointers are not). Returns TC_OK or an error with a message. */
+ * max_par are read; pointers are not). Returns TC_OK or an error with a message; answering
+ * TC_ERR_UNSUPPORTED here, as tc_plugin_run would, lets tilecheck report a cell n/a without a launch
+ * (it asks this way once a configuration has faulted and is no longer launched). */
 TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_size(const tc_problem* problem, size_t* bytes, char* message,
                                             size_t message_capacity);
 /* Validates everything, then launches on problem->stream. Never launches on invalid input. On

@@ -76,6 +76,9 @@ class DeviceCase {
   tc_problem problem(const Launch& l, Workspace& ws) const;  // this case under `l`, with `ws` as its workspace
   // Poisons C and its guard rows, then calls the kernel (asynchronous on l.stream).
   RunResult launch(const KernelPlugin& kernel, const Launch& l, Workspace& ws);
+  // Only asks the library for the launch's workspace size, which also says whether it implements
+  // the launch (TC_ERR_UNSUPPORTED); launches nothing.
+  RunResult ask(const KernelPlugin& kernel, const Launch& l, Workspace& ws) const;
   // Waits for l.stream, detects faults, reads back C and the guard band.
   KernelRun collect(const Launch& l, const RunResult& launched);
   KernelRun run(const KernelPlugin& kernel, const Launch& l, Workspace& ws);

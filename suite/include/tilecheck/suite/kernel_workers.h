@@ -2,7 +2,9 @@
 // device (tilecheck/suite/worker.h), with the policy for cells that fault or hang. A worker that
 // dies is replaced before its device's next cell; after `fault_limit` consecutive faults (FAULT or
 // HANG) in one configuration, its remaining cells are not launched ("not run: configuration faulted
-// N times"), so a broken configuration costs three watchdog periods, not one per cell.
+// N times"), so a broken configuration costs three watchdog periods, not one per cell; the library is
+// still asked (tc_plugin_workspace_size, no launch) whether it implements each of them, so that a
+// cell it declines is n/a there too. An n/a cell does not count for or against a run of faults.
 #pragma once
 #include <map>
 #include <memory>

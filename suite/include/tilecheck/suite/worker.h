@@ -6,6 +6,7 @@
 // stdin, stdout and stderr (tilecheck/suite/worker_pipe.h); it never touches HDF5 or the fixtures:
 // the parent sends each case's inputs and receives each run's output, then judges it.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -17,6 +18,9 @@
 #include "tilecheck/suite/device_case.h"
 
 namespace tc {
+namespace worker {
+enum class Frame : std::uint32_t;  // tilecheck/suite/worker_pipe.h
+}
 
 // What a worker says once it has loaded the plugin and made its CUDA context.
 struct WorkerInfo {
@@ -50,9 +54,15 @@ class WorkerProcess {
   // (alive() is false) and the run says why (fault, hang, status.message).
   KernelRun run(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales,
                 int group, Contract contract, const Launch& launch, double timeout_s);
+  // The same cell, but only asks the library whether it implements it (tc_plugin_workspace_size,
+  // no launch): status TC_ERR_UNSUPPORTED with the library's reason, or TC_OK.
+  KernelRun ask(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales,
+                int group, Contract contract, const Launch& launch);
 
  private:
   std::string dead_message(const char* what);  // reaps the worker: how it ended, with its last words
+  KernelRun exchange(worker::Frame request, const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B,
+                     const HalfMatrix& scales, int group, Contract contract, const Launch& launch, double timeout_s);
   void kill_now();
 
   pid_t pid_ = -1;

@@ -19,6 +19,8 @@ enum class Frame : std::uint32_t {
   launched = 4,  // worker -> parent: the kernel was called; the cell's watchdog starts now
   result = 5,    // worker -> parent: the run's status, output and guard band
   quit = 6,      // parent -> worker: exit cleanly
+  ask = 7,       // parent -> worker: only ask the library whether it implements a launch of the loaded
+                 // case (tc_plugin_workspace_size; nothing is launched); answered like a run
 };
 
 // A payload being written or read, field by field.
