@@ -10,15 +10,29 @@ include(GoogleTest)
 # The kernel libraries the GPU suite runs, by name: our own variants (kernel/CMakeLists.txt) and
 # every library that TC_EXTERNAL_KERNELS names (tests/CMakeLists.txt). Each is registered once and
 # gets the same tests: the matrix, the kernel tests and the sanitizer tier.
+#   tc_register_kernel_library(<name> <path> [EXTERNAL])  EXTERNAL: another project's kernel, which
+#   may fault or implement part of the matrix (the sanitizer tier runs it per configuration).
 set(TC_EXTERNAL_KERNELS "" CACHE STRING
     "Kernel plugin libraries (;-separated paths) to run through the GPU suite beside our own variants")
 function(tc_register_kernel_library name path)
   set_property(GLOBAL APPEND PROPERTY TC_KERNEL_VARIANTS ${name})
   set_property(GLOBAL PROPERTY TC_KERNEL_PATH_${name} ${path})
+  if(ARGN AND NOT ARGN STREQUAL "EXTERNAL")
+    message(FATAL_ERROR "tc_register_kernel_library(${name}): unexpected '${ARGN}' (expected EXTERNAL or nothing)")
+  endif()
+  set(external FALSE)
+  if(ARGN)
+    set(external TRUE)
+  endif()
+  set_property(GLOBAL PROPERTY TC_KERNEL_EXTERNAL_${name} ${external})
 endfunction()
 function(tc_kernel_library_path name out)
   get_property(path GLOBAL PROPERTY TC_KERNEL_PATH_${name})
   set(${out} ${path} PARENT_SCOPE)
+endfunction()
+function(tc_kernel_library_is_external name out)
+  get_property(external GLOBAL PROPERTY TC_KERNEL_EXTERNAL_${name})
+  set(${out} ${external} PARENT_SCOPE)
 endfunction()
 set(TC_TEST_LABELS cpu gpu sanitizer mutation notebook)
 

@@ -8,13 +8,24 @@ runs `compute-sanitizer --tool <tool> --error-exitcode 1 [tool options] --log-fi
 <suite> --gtest_filter=Sanitize/* --gtest_brief=1` with TC_KERNEL=<kernel>, parses the tool's
 report into records (hazards, invalid accesses, uninitialized reads, barrier errors, API errors),
 matches each against the allow-list, and parses the test program's own gtest summary.
-This file runs it; the parts live beside it: sanitizer_report.py (parsing what was printed),
-sanitizer_allowlist.py (the allow-list), sanitizer_verdict.py (the exit status and why).
+
+    run_sanitizer.py --per-config ...   (for kernels that may fault: another project's)
+
+first lists the tests (`<suite> --gtest_list_tests --gtest_filter=<filter>`), groups them by the
+kernel configuration in their names, and runs one compute-sanitizer process per configuration, so
+that a configuration whose kernel faults (losing the process's CUDA context) is FAULT and the others
+are still checked; one verdict lists every configuration (sanitizer_per_config.py).
+
+This file runs it; the parts live beside it: sanitizer_process.py (running the programs),
+sanitizer_report.py (parsing what was printed), sanitizer_allowlist.py (the allow-list),
+sanitizer_verdict.py (the exit status and why), sanitizer_configs.py and sanitizer_per_config.py
+(the per-configuration mode).
 
 Exit status:
    0  the tests all ran and passed, and every record the tool reported is allow-listed
-   1  a record is not allow-listed, a test failed or was skipped, the tool's report is missing or
-      inconsistent (a summary counting more errors than were parsed), or the run timed out
+   1  a record is not allow-listed, a test failed or was skipped (not as n/a with --allow-na), the
+      tool's report is missing or inconsistent (a summary counting more errors than were parsed),
+      the run timed out; with --per-config, any configuration not clean (FAULT among them)
    2  usage: a missing program or library, a malformed allow-list
   77  it cannot run here: no compute-sanitizer, or no GPU (the reason is printed; ctest: Skipped)
 
@@ -27,33 +38,19 @@ import ctypes
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
-import tempfile
-import threading
 import time
-from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import List, Optional, Sequence, Tuple
 
 sys.dont_write_bytecode = True  # ctest runs this from the source tree: no __pycache__ there
-from sanitizer_allowlist import TOOLS, AllowlistError, apply_allowlist, load_allowlist  # noqa: E402
+from sanitizer_allowlist import TOOLS, AllowEntry, AllowlistError, apply_allowlist, load_allowlist  # noqa: E402
+from sanitizer_configs import ConfigGroup, ListingError, group_by_config, parse_test_list  # noqa: E402
+from sanitizer_per_config import merge, run_configs  # noqa: E402
+from sanitizer_process import Run, list_tests, run_tool  # noqa: E402
 from sanitizer_report import parse_gtest_output, parse_sanitizer_output  # noqa: E402
-from sanitizer_verdict import EXIT_SKIP, EXIT_USAGE, Verdict, judge  # noqa: E402
+from sanitizer_verdict import EXIT_FAIL, EXIT_SKIP, EXIT_USAGE, judge  # noqa: E402
 
-# Options per tool (docs/sanitizer.md says why each is there).
-#   racecheck: one record per hazard (byte-accurate, names both accesses and, for cp.async, says
-#              "(invalid memcpy_async synchronization)"); cp.async tracking is on by default.
-#   initcheck: the default (global memory). On the H200 (CUDA 13.0, 2026-11-30) the run with
-#              --initcheck-address-space all ended within 0.2 s without running the tests, so
-#              shared memory is left to racecheck until that option is verified there.
-#   memcheck:  padding after every allocation, so an overrun into the next buffer is reported.
-TOOL_OPTIONS: Dict[str, List[str]] = {
-    "racecheck": ["--racecheck-report", "hazard"],
-    "synccheck": [],
-    "memcheck": ["--padding", "256"],
-    "initcheck": [],
-}
 DEFAULT_SEARCH_DIRS = ("/usr/local/cuda/bin",)
 DEFAULT_FILTER = "Sanitize/*"
 
@@ -108,86 +105,83 @@ def gpu_unavailable_reason() -> Optional[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Running it
+# Running it: the whole filter in one process, or one process per configuration
 # ---------------------------------------------------------------------------------------------
 
 
-def sanitizer_command(sanitizer: str, tool: str, log_file: str, suite: str, gtest_filter: str,
-                      extra: Sequence[str]) -> List[str]:
-    return ([sanitizer, "--tool", tool, "--error-exitcode", "1", *TOOL_OPTIONS[tool], *extra,
-             "--log-file", log_file, suite, f"--gtest_filter={gtest_filter}", "--gtest_brief=1"])
+def format_run(run: Run, verdict_lines: Sequence[str]) -> str:
+    return (f"command: TC_KERNEL={run.kernel} {' '.join(run.command)}\n"
+            f"exit status: {run.returncode}, {run.seconds:.1f} s{' (timed out)' if run.timed_out else ''}\n"
+            "---- compute-sanitizer report ----\n" + run.tool_output +
+            "\n---- test program output ----\n" + run.program_output +
+            "\n---- verdict ----\n" + "\n".join(verdict_lines) + "\n")
 
 
-def run_with_deadline(cmd: Sequence[str], env: Dict[str, str], timeout: float, echo: bool
-                      ) -> Tuple[Optional[int], str, bool]:
-    """Run `cmd` in its own process group; returns (exit status, stdout+stderr, timed out)."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
-                            errors="replace", start_new_session=True)
-    lines: List[str] = []
-
-    def read() -> None:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            lines.append(line)
-            if echo:
-                sys.stdout.write(line)
-                sys.stdout.flush()
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    timed_out = False
-    try:
-        proc.wait(timeout=timeout if timeout > 0 else None)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        proc.wait()
-    reader.join(timeout=10)
-    return (None if timed_out else proc.returncode), "".join(lines), timed_out
-
-
-@dataclass
-class Run:
-    """One run of the tool over the test program."""
-    command: List[str]
-    kernel: str                  # TC_KERNEL, absolute
-    returncode: Optional[int]    # None: timed out
-    program_output: str          # the program's stdout and stderr (and the tool's, before --log-file)
-    tool_output: str             # the tool's --log-file
-    seconds: float
-    timed_out: bool
-
-
-def run_tool(args: argparse.Namespace, sanitizer: str) -> Run:
-    # TC_IN_PROCESS: the kernel runs in the suite's own process, the one the tool watches (by default
-    # the suite runs kernels in worker processes).
-    env = dict(os.environ, TC_KERNEL=os.path.abspath(args.kernel), TC_IN_PROCESS="1")
-    with tempfile.TemporaryDirectory(prefix="tc-sanitizer-") as tmp:
-        tool_log = os.path.join(tmp, "report.txt")
-        cmd = sanitizer_command(sanitizer, args.tool, tool_log, args.suite, args.filter, args.tool_options)
-        print("running: TC_KERNEL=" + env["TC_KERNEL"] + " " + " ".join(cmd), flush=True)
-        start = time.monotonic()
-        returncode, program_output, timed_out = run_with_deadline(cmd, env, args.timeout, args.echo)
-        elapsed = time.monotonic() - start
-        try:
-            with open(tool_log, encoding="utf-8", errors="replace") as f:
-                tool_output = f.read()
-        except OSError:
-            tool_output = ""
-    return Run(cmd, env["TC_KERNEL"], returncode, program_output, tool_output, elapsed, timed_out)
-
-
-def write_log(path: str, run: Run, verdict: Verdict) -> None:
+def write_log(path: str, text: str) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
     with open(path, "w", encoding="utf-8") as f:
-        f.write(f"command: TC_KERNEL={run.kernel} {' '.join(run.command)}\n")
-        f.write(f"exit status: {run.returncode}, {run.seconds:.1f} s{' (timed out)' if run.timed_out else ''}\n")
-        f.write("---- compute-sanitizer report ----\n" + run.tool_output)
-        f.write("\n---- test program output ----\n" + run.program_output)
-        f.write("\n---- verdict ----\n" + "\n".join(verdict.lines) + "\n")
+        f.write(text)
+
+
+def run_single(args: argparse.Namespace, sanitizer: str, entries: List[AllowEntry], log_path: str) -> int:
+    run = run_tool(sanitizer, args.tool, args.suite, args.kernel, args.filter, args.tool_options, args.timeout,
+                   args.echo)
+    # Before --log-file takes effect (e.g. a rejected option) the tool writes to stdout: parse both.
+    report = parse_sanitizer_output(run.tool_output + "\n" + run.program_output)
+    gtest = parse_gtest_output(run.program_output)
+    apply_allowlist(report, args.tool, entries)
+    verdict = judge(args.tool, report, gtest, run.returncode, run.timed_out, args.timeout, args.allow_na)
+    write_log(log_path, format_run(run, verdict.lines))
+    print(f"{args.tool} on {os.path.basename(args.kernel)}: exit status {run.returncode}, {run.seconds:.1f} s; "
+          f"full output in {log_path}")
+    print("\n".join(verdict.lines))
+    return verdict.code
+
+
+def list_groups(args: argparse.Namespace) -> Tuple[Optional[List[ConfigGroup]], str]:
+    """The tests of the filter, by configuration; (None, why) when they cannot be listed."""
+    command = f"TC_KERNEL={os.path.abspath(args.kernel)} {args.suite} --gtest_list_tests --gtest_filter={args.filter}"
+    returncode, output = list_tests(args.suite, args.kernel, args.filter, args.timeout)
+    listing = f"listing: {command}\nexit status: {returncode}\n{output}"
+    if returncode != 0:
+        return None, listing + f"\nFAIL:\nlisting the tests failed (exit status {returncode}; output above)"
+    try:
+        groups = group_by_config(parse_test_list(output))
+    except ListingError as e:
+        return None, listing + f"\nFAIL:\n{e}"
+    if not groups:
+        return None, listing + "\nFAIL:\nthe gtest filter selected no test"
+    return groups, listing
+
+
+def run_per_config(args: argparse.Namespace, sanitizer: str, entries: List[AllowEntry], log_path: str) -> int:
+    start = time.monotonic()
+    groups, listing = list_groups(args)
+    if groups is None:
+        write_log(log_path, listing + "\n")
+        print(listing.split("\nFAIL:\n", 1)[1] + f" (see {log_path})\nFAIL")
+        return EXIT_FAIL
+    print(f"{args.tool} on {os.path.basename(args.kernel)}: {sum(len(g.tests) for g in groups)} tests in "
+          f"{len(groups)} configurations ({', '.join(g.config for g in groups)}), {args.jobs} at a time", flush=True)
+
+    def run_group(group: ConfigGroup, seconds: float) -> Run:
+        return run_tool(sanitizer, args.tool, args.suite, args.kernel, group.gtest_filter(), args.tool_options,
+                        seconds, args.echo)
+
+    # --timeout bounds the whole run, the listing included (ctest's TIMEOUT is one number too).
+    left = max(args.timeout - (time.monotonic() - start), 1e-3) if args.timeout > 0 else 0
+    outcomes = run_configs(groups, run_group, args.tool, entries, left, args.jobs, args.allow_na)
+    verdict = merge(args.tool, outcomes)
+    sections = [listing]
+    for o in outcomes:
+        sections.append(f"==== configuration {o.group.config}: {len(o.group.tests)} tests, {o.status} ====")
+        sections.extend(f"fault: {reason}" for reason in o.faults)
+        sections.append(format_run(o.run, o.full.lines) if o.run else "\n".join(o.full.lines))
+    sections.append("==== verdict over all configurations ====\n" + "\n".join(verdict.lines) + "\n")
+    write_log(log_path, "\n".join(sections))
+    print(f"full output, a section per configuration, in {log_path}")
+    print("\n".join(verdict.lines))
+    return verdict.code
 
 
 def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
@@ -205,7 +199,19 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--tool-option", action="append", default=[], dest="tool_options",
                         help="extra compute-sanitizer option, e.g. --tool-option=--print-limit=0")
     parser.add_argument("--echo", action="store_true", help="echo the program's output while it runs")
-    return parser.parse_args(argv)
+    parser.add_argument("--per-config", action="store_true",
+                        help="one compute-sanitizer process per kernel configuration (a fault costs only its own "
+                             "configuration's tests); --timeout then bounds all of them together")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="with --per-config: configurations run at once, on the same GPU (default 1)")
+    parser.add_argument("--allow-na", action="store_true",
+                        help="tests the kernel library declares n/a (it does not implement them) do not fail the run")
+    args = parser.parse_args(argv)
+    if args.jobs < 1:
+        parser.error(f"--jobs {args.jobs}: expected 1 or more")
+    if args.jobs > 1 and not args.per_config:
+        parser.error(f"--jobs {args.jobs} needs --per-config (one process runs the whole filter otherwise)")
+    return args
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -229,18 +235,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"SKIPPED: cannot run {args.tool}: no GPU: {no_gpu}")
         return EXIT_SKIP
 
-    run = run_tool(args, sanitizer)
-    # Before --log-file takes effect (e.g. a rejected option) the tool writes to stdout: parse both.
-    report = parse_sanitizer_output(run.tool_output + "\n" + run.program_output)
-    gtest = parse_gtest_output(run.program_output)
-    apply_allowlist(report, args.tool, entries)
-    verdict = judge(args.tool, report, gtest, run.returncode, run.timed_out, args.timeout)
     log_path = args.log or f"sanitizer-{args.tool}.log"
-    write_log(log_path, run, verdict)
-    print(f"{args.tool} on {os.path.basename(args.kernel)}: exit status {run.returncode}, {run.seconds:.1f} s; "
-          f"full output in {log_path}")
-    print("\n".join(verdict.lines))
-    return verdict.code
+    if args.per_config:
+        return run_per_config(args, sanitizer, entries, log_path)
+    return run_single(args, sanitizer, entries, log_path)
 
 
 if __name__ == "__main__":

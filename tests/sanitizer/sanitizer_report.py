@@ -45,6 +45,12 @@ HEADER = re.compile(
     re.X,
 )
 
+# A line naming where an access happened: "Read Thread (37,0,0) at <function>+0x1c40 in <file>:<line>",
+# "at <function>+0x8f0 in <file>:<line>", "and Read access at <function> in <file>:<line> [64 hazards]",
+# "Write Thread (24, 0, 0) at 0x00001ab0 in <file>:<line>:Kernel" (the function may contain spaces).
+LOCATION = re.compile(r"^(?P<who>.*?)\bat (?P<function>.+) in (?P<file>\S+?:\d+)(?::\w+)?(?: \[\d+ hazards?\])?\s*$")
+ACCESS = re.compile(r"\b(Read|Write|Atomic)\b")
+
 
 @dataclass
 class Record:
@@ -59,6 +65,19 @@ class Record:
     @property
     def text(self) -> str:
         return "\n".join(self.lines)
+
+    def locations(self) -> List[str]:
+        """The source locations the tool named, one per access: "Read marlin_kernel.cuh:376
+        (void f<...>(...)+0x1c40)" for each of racecheck's two accesses, "at marlin_kernel.cuh:162
+        (...)" for the one of memcheck, initcheck or synccheck. Threads and backtraces are left out."""
+        found = []
+        for line in self.lines:
+            m = None if line.startswith("Host Frame") else LOCATION.match(line)
+            if m:
+                access = ACCESS.search(m.group("who"))
+                who = access.group(1) if access else "at"
+                found.append(f"{who} {m.group('file')} ({m.group('function')})")
+        return found
 
     def signature(self) -> str:
         """The record without thread, block, address or backtrace details: one per source location."""
@@ -158,14 +177,25 @@ class GtestResult:
     failed_names: List[str] = field(default_factory=list)
     skipped_names: List[str] = field(default_factory=list)
     skip_reasons: List[str] = field(default_factory=list)
+    # Skips whose message is "n/a: <reason>": the kernel library does not implement the cell
+    # (TC_ERR_UNSUPPORTED; tests/suite/suite_gpu_test.cpp). gtest prints "<file>:<line>: Skipped"
+    # and the message on the next line, even with --gtest_brief=1.
+    na_skipped: int = 0
+    na_reasons: List[str] = field(default_factory=list)
 
 
 def parse_gtest_output(text: str) -> GtestResult:
     g = GtestResult()
+    after_skip = False
     for raw in text.splitlines():
         line = raw.rstrip("\r")
         if line.startswith("========="):
             continue
+        if after_skip and line.startswith("n/a: "):
+            g.na_skipped += 1
+            if line[5:] not in g.na_reasons:
+                g.na_reasons.append(line[5:])
+        after_skip = line.endswith(": Skipped")
         if m := re.match(r"^\[==========\] (\d+) tests? from \d+ test suites? ran", line):
             g.ran = int(m.group(1))
         elif m := re.match(r"^\[  PASSED  \] (\d+) tests?", line):

@@ -29,19 +29,23 @@ class Verdict:
 
 
 def judge(tool: str, report: SanitizerReport, gtest: GtestResult, returncode: Optional[int],
-          timed_out: bool = False, timeout: float = 0.0) -> Verdict:
-    """Exit status and explanation from the parsed report, the test summary and the exit code."""
+          timed_out: bool = False, timeout: float = 0.0, allow_na: bool = False,
+          record_details: bool = True) -> Verdict:
+    """Exit status and explanation from the parsed report, the test summary and the exit code.
+    allow_na: tests the kernel library skipped as n/a (it does not implement them) do not fail the
+    run. record_details: list each refused record's lines (off where a caller lists them itself)."""
     if report.unsupported is not None:
         return Verdict(EXIT_SKIP, [f"SKIPPED: compute-sanitizer cannot check this device here: {report.unsupported}"])
     if gtest.ran and gtest.skipped == gtest.ran and gtest.failed == 0 and not report.findings:
-        reason = "; ".join(gtest.skip_reasons) or "every test reported SKIPPED"
+        reasons = gtest.skip_reasons + ["n/a: " + r for r in gtest.na_reasons]
+        reason = "; ".join(reasons) or "every test reported SKIPPED"
         return Verdict(EXIT_SKIP, [f"SKIPPED: all {gtest.ran} tests skipped ({reason})"])
     problems: List[str] = []
     notes: List[str] = []
     if timed_out:
         problems.append(f"the run did not finish within {timeout:g} s and was stopped")
-    check_tests(tool, gtest, problems, notes)
-    check_report(report, problems, notes)
+    check_tests(tool, gtest, problems, notes, allow_na)
+    check_report(report, problems, notes, record_details)
     # --error-exitcode makes any report exit 1, allow-listed or not; otherwise a failing status needs
     # an explanation.
     if returncode not in (0, None) and not problems and not report.findings:
@@ -52,19 +56,23 @@ def judge(tool: str, report: SanitizerReport, gtest: GtestResult, returncode: Op
     return Verdict(EXIT_PASS, notes + ["PASS"])
 
 
-def check_tests(tool: str, gtest: GtestResult, problems: List[str], notes: List[str]) -> None:
-    """The tests themselves: they must all have run and passed (a skipped one went unchecked)."""
+def check_tests(tool: str, gtest: GtestResult, problems: List[str], notes: List[str], allow_na: bool = False) -> None:
+    """The tests themselves: they must all have run and passed (a skipped one went unchecked, unless
+    allow_na and the library declared it n/a: then there is no code path of it to check)."""
     if gtest.ran is None:
         problems.append("the test program printed no gtest summary: it crashed, was killed or never started")
         return
     if gtest.ran == 0:
         problems.append("the gtest filter selected no test")
         return
-    notes.append(f"tests: {gtest.ran} ran, {gtest.passed} passed, {gtest.failed} failed, {gtest.skipped} skipped")
+    notes.append(f"tests: {gtest.ran} ran, {gtest.passed} passed, {gtest.failed} failed, {gtest.skipped} skipped"
+                 f" ({gtest.na_skipped} as n/a)")
     if gtest.failed:
         names = ", ".join(gtest.failed_names[:10]) + (" ..." if len(gtest.failed_names) > 10 else "")
         problems.append(f"{gtest.failed} test(s) failed under {tool}: {names}")
-    if gtest.skipped:
+    if gtest.skipped and allow_na and gtest.na_skipped >= gtest.skipped:
+        notes.append(f"{gtest.skipped} test(s) n/a, allowed by --allow-na: {'; '.join(gtest.na_reasons[:3])}")
+    elif gtest.skipped:
         problems.append(f"{gtest.skipped} test(s) skipped: their code paths went unchecked "
                         f"({', '.join(gtest.skipped_names[:5])})")
     if gtest.passed + gtest.failed + gtest.skipped != gtest.ran:
@@ -72,7 +80,7 @@ def check_tests(tool: str, gtest: GtestResult, problems: List[str], notes: List[
                         f"{gtest.failed} failed, {gtest.skipped} skipped)")
 
 
-def check_report(report: SanitizerReport, problems: List[str], notes: List[str]) -> None:
+def check_report(report: SanitizerReport, problems: List[str], notes: List[str], record_details: bool = True) -> None:
     """The tool's report: complete (its summary counts no more than was parsed) and every record
     allow-listed."""
     if not report.has_summary():
@@ -95,7 +103,9 @@ def check_report(report: SanitizerReport, problems: List[str], notes: List[str])
     for group in group_records(allowed):
         entry = group[0].allowed_by
         notes.append(f"  allow-listed x{len(group)} by line {entry.line} ({entry.reason}): {group[0].header}")
-    if refused:
+    if refused and not record_details:
+        problems.append(f"{len(refused)} report(s) not in the allow-list, {len(group_records(refused))} distinct")
+    elif refused:
         problems.append(f"{len(refused)} report(s) not in the allow-list, {len(group_records(refused))} distinct:")
         for group in group_records(refused):
             problems.append(f"  x{len(group)}:")

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Tests of the sanitizer tier's parsing and judging on canned output (no GPU): compute-sanitizer's
 report (sanitizer_report.py; fixtures/: racecheck in hazard, analysis and documentation styles,
-memcheck, initcheck, synccheck, unknown formats, a truncated report, an unsupported device), the
-gtest summaries, the allow-list (sanitizer_allowlist.py) and the verdict (sanitizer_verdict.py).
+memcheck, initcheck, synccheck, unknown formats, a truncated report, an unsupported device) and the
+source locations of its records, the gtest summaries (with n/a skips), the allow-list
+(sanitizer_allowlist.py) and the verdict (sanitizer_verdict.py).
 test_run_sanitizer.py, the ctest entry point (sanitizer_runner_tests, label cpu), runs these too.
 """
 import os
@@ -87,6 +88,22 @@ class ParseSanitizerOutput(unittest.TestCase):
         self.assertTrue(report.has_summary())
         self.assertGreater(report.reported_count(), 1000)
 
+    def test_records_name_the_source_location_of_each_access(self):
+        locations = {}
+        for name in ("racecheck_hazard.txt", "racecheck_analysis.txt", "racecheck_docs_style.txt",
+                     "memcheck_invalid_read.txt"):
+            for r in sanitizer_report.parse_sanitizer_output(fixture(name)).findings:
+                locations.setdefault(name, []).append([l.split(" (")[0] for l in r.locations()])
+        cuh = "/work/main/kernel/src/marlin_kernel.cuh"
+        self.assertEqual(locations["racecheck_hazard.txt"][0], [f"Read {cuh}:376", f"Write {cuh}:162"])
+        self.assertEqual(locations["racecheck_hazard.txt"][2], [f"Write {cuh}:181", f"Read {cuh}:383"])
+        self.assertEqual(locations["racecheck_analysis.txt"][0], [f"Write {cuh}:175", f"Read {cuh}:213"])
+        self.assertEqual(locations["racecheck_docs_style.txt"][1], ["Write warp_scan.cuh:146", "Read warp_scan.cuh:151"])
+        self.assertEqual(locations["memcheck_invalid_read.txt"], [[f"at {cuh}:162"], []])  # the API error has none
+        first = sanitizer_report.parse_sanitizer_output(fixture("racecheck_hazard.txt")).findings[0]
+        self.assertIn("(void tc::device::marlin_w4a16<(int)1, (int)8, (int)8, (int)-1>(tc::device::KernelArgs)+0x1c40)",
+                      first.locations()[0])
+
     def test_unsupported_device_is_noticed(self):
         report = sanitizer_report.parse_sanitizer_output(fixture("device_not_supported.txt"))
         self.assertIn("Device not supported", report.unsupported)
@@ -107,6 +124,12 @@ class ParseGtestOutput(unittest.TestCase):
         g = sanitizer_report.parse_gtest_output(fixture("gtest_all_skipped.txt"))
         self.assertEqual((g.ran, g.passed, g.skipped), (2, 0, 2))
         self.assertEqual(len(g.skipped_names), 2)
+
+    def test_na_skips_are_counted_with_their_reason(self):
+        g = sanitizer_report.parse_gtest_output(fixture("gtest_na_skipped.txt"))
+        self.assertEqual((g.ran, g.passed, g.skipped, g.na_skipped), (3, 1, 2, 2))
+        self.assertEqual(g.na_reasons, ["upstream Marlin implements only the marlin contract"])
+        self.assertEqual(sanitizer_report.parse_gtest_output(fixture("gtest_some_skipped.txt")).na_skipped, 0)
 
     def test_no_summary_when_the_program_died(self):
         self.assertIsNone(sanitizer_report.parse_gtest_output("Running main()\n[ RUN      ] X.Y\n").ran)
@@ -191,6 +214,29 @@ class Judge(unittest.TestCase):
         v = judge("memcheck", "memcheck_clean.txt", "gtest_some_skipped.txt")
         self.assertEqual(v.code, sanitizer_verdict.EXIT_FAIL, v.lines)
         self.assertTrue(any("skipped" in l for l in v.lines))
+
+    def test_na_skips_fail_unless_allowed(self):
+        v = judge("racecheck", "racecheck_clean.txt", "gtest_na_skipped.txt")
+        self.assertEqual(v.code, sanitizer_verdict.EXIT_FAIL, v.lines)
+        self.assertTrue(any("2 test(s) skipped: their code paths went unchecked" in l for l in v.lines), v.lines)
+        report = sanitizer_report.parse_sanitizer_output(fixture("racecheck_clean.txt"))
+        allowed = sanitizer_verdict.judge("racecheck", report, sanitizer_report.parse_gtest_output(
+            fixture("gtest_na_skipped.txt")), 0, allow_na=True)
+        self.assertEqual(allowed.code, sanitizer_verdict.EXIT_PASS, allowed.lines)
+        self.assertIn("2 test(s) n/a, allowed by --allow-na: upstream Marlin implements only the marlin contract",
+                      allowed.lines)
+        # Skips without "n/a:" (no GPU, a missing fixture) are never allowed.
+        other = sanitizer_verdict.judge("racecheck", report, sanitizer_report.parse_gtest_output(
+            fixture("gtest_some_skipped.txt")), 0, allow_na=True)
+        self.assertEqual(other.code, sanitizer_verdict.EXIT_FAIL, other.lines)
+
+    def test_record_details_can_be_left_to_the_caller(self):
+        report = sanitizer_report.parse_sanitizer_output(fixture("racecheck_hazard.txt"))
+        gtest = sanitizer_report.parse_gtest_output(fixture("gtest_pass.txt"))
+        v = sanitizer_verdict.judge("racecheck", report, gtest, 1, record_details=False)
+        self.assertEqual(v.code, sanitizer_verdict.EXIT_FAIL)
+        self.assertIn("3 report(s) not in the allow-list, 2 distinct", v.lines)
+        self.assertFalse(any("marlin_kernel.cuh" in l for l in v.lines), v.lines)
 
     def test_no_tests_or_no_summary_fails(self):
         self.assertEqual(judge("memcheck", "memcheck_clean.txt", "gtest_no_tests.txt").code, sanitizer_verdict.EXIT_FAIL)
