@@ -76,13 +76,16 @@ INSTANTIATE_TEST_SUITE_P(
 // What a Marlin-contract-only kernel implements (upstream Marlin: plugins/ist-marlin): the marlin
 // contract, group 128 (group_blocks 8) or per-column scales, the 256x64 tile at any m_blocks, and
 // m_blocks = min(4, ceil(M / 16)). With normal_m16_n4096_k4096_gcol_marlin above (128x128,
-// per-column) that is five configurations: a 16-row tile whose one column is reduced across blocks
-// (K=512: 8 k-tiles; K=256: 4), and m_blocks 4 over 64-row chunks of a large M (M=1024 and 2048:
-// 16 and 32 chunks, batched launches), with grouped and with per-column scales.
+// per-column) that is seven configurations: a 16-row tile whose one column is reduced across blocks
+// (K=512: 8 k-tiles; K=256: 4), partial tiles of two and three 16-row blocks (M=17, 48), and
+// m_blocks 4 over 64-row chunks of a large M (M=1024 and 2048: 16 and 32 chunks, batched
+// launches), with grouped and with per-column scales.
 INSTANTIATE_TEST_SUITE_P(
     MarlinContract, Determinism,
     ::testing::Values(RepeatParam{"normal_m16_n256_k512_g128_marlin", {1, 16, 4, 8}, Contract::marlin},
                       RepeatParam{"normal_m16_n256_k256_gcol_marlin", {1, 16, 4, -1}, Contract::marlin},
+                      RepeatParam{"normal_m17_n256_k256_g128_marlin", {2, 16, 4, 8}, Contract::marlin},
+                      RepeatParam{"normal_m48_n256_k256_gcol_marlin", {3, 16, 4, -1}, Contract::marlin},
                       RepeatParam{"normal_m1024_n4096_k4096_g128_marlin", {4, 16, 4, 8}, Contract::marlin},
                       RepeatParam{"normal_m2048_n4096_k4096_gcol_marlin", {4, 16, 4, -1}, Contract::marlin}),
     repeat_name);
