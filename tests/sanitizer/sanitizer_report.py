@@ -202,7 +202,7 @@ def parse_gtest_output(text: str) -> GtestResult:
             g.passed = int(m.group(1))
         elif m := re.match(r"^\[  FAILED  \] (\d+) tests?, listed below", line):
             g.failed = int(m.group(1))
-        elif m := re.match(r"^\[  SKIPPED \] (\d+) tests?, listed below", line):
+        elif m := re.match(r"^\[  SKIPPED \] (\d+) tests?(, listed below|\.)", line):  # brief: no list
             g.skipped = int(m.group(1))
         elif m := re.match(r"^\[  FAILED  \] (\S+)", line):
             if m.group(1) not in g.failed_names:
