@@ -205,12 +205,18 @@ def parse_gtest_output(text: str) -> GtestResult:
         elif m := re.match(r"^\[  SKIPPED \] (\d+) tests?(, listed below|\.)", line):  # brief: no list
             g.skipped = int(m.group(1))
         elif m := re.match(r"^\[  FAILED  \] (\S+)", line):
+            if m.group(1).isdigit():  # "[  FAILED  ] 1 test, listed below:" without the usual form
+                continue
             if m.group(1) not in g.failed_names:
                 g.failed_names.append(m.group(1))
         elif m := re.match(r"^\[  SKIPPED \] (\S+)", line):
+            if m.group(1).isdigit():
+                continue
             if m.group(1) not in g.skipped_names:
                 g.skipped_names.append(m.group(1))
         elif m := re.search(r"(no GPU: .*)$", line):
             if m.group(1) not in g.skip_reasons:
                 g.skip_reasons.append(m.group(1))
+    if not g.failed and g.failed_names:  # --gtest_brief=1 names each failure but prints no count
+        g.failed = len(g.failed_names)
     return g

@@ -140,6 +140,15 @@ class ParseGtestOutput(unittest.TestCase):
         self.assertEqual((g.ran, g.passed, g.skipped, g.na_skipped), (8, 2, 6, 1))
         self.assertEqual(g.skipped_names, [])
 
+    def test_brief_mode_counts_failures_from_their_names(self):
+        # --gtest_brief=1 prints "[  FAILED  ] <name>, where GetParam() = ..." and no count (run 25)
+        text = ("[  FAILED  ] Sanitize/KernelVsGolden.Matches/a_sms1, where GetParam() = a_sms1 (409 ms)\n"
+                "[==========] 8 tests from 1 test suite ran. (1281 ms total)\n[  PASSED  ] 1 test.\n"
+                "[  SKIPPED ] 6 tests.\n")
+        g = sanitizer_report.parse_gtest_output(text)
+        self.assertEqual((g.ran, g.passed, g.failed, g.skipped), (8, 1, 1, 6))
+        self.assertEqual(g.failed_names, ["Sanitize/KernelVsGolden.Matches/a_sms1,"])
+
     def test_no_summary_when_the_program_died(self):
         self.assertIsNone(sanitizer_report.parse_gtest_output("Running main()\n[ RUN      ] X.Y\n").ran)
 
