@@ -58,7 +58,11 @@ class Installed:
               *hide, flush=True)
 
     def __call__(self, *args, expect=0):
-        command = [self.binary, *args]
+        return self.program(self.binary, *args, expect=expect)
+
+    def program(self, *command, expect=0):
+        """Any program, run the same way."""
+        command = list(command)
         if self.hidden:
             mounts = " && ".join(f"mount -t tmpfs none {shlex.quote(str(h))}" for h in self.hide)
             command = ["unshare", "-m", "sh", "-c", f"{mounts} && exec {shlex.join(map(str, command))}"]
@@ -135,7 +139,7 @@ def check_cli(tc, prefix, trees, scratch):
     print("installed tilecheck: --help, golden list/check, compare, run --committed on its own data")
 
 
-def check_consumer(cmake, consumer, prefix, scratch):
+def check_consumer(cmake, consumer, prefix, scratch, installed):
     build = scratch / "consumer-build"
     configured = run([cmake, "-S", consumer, "-B", build, f"-DCMAKE_PREFIX_PATH={prefix}"], scratch)
     check(f"tilecheck CLI: {prefix}/bin/tilecheck" in configured.stdout,
@@ -147,6 +151,11 @@ def check_consumer(cmake, consumer, prefix, scratch):
     loaded = run([loaders[0], plugins[0]], scratch).stdout
     check(loaded.startswith("consumer-stub none abi 1 configs 1 run 2: consumer-stub runs nothing"),
           f"the stub plugin answered: {loaded}")
+    # The installed kernel library loads from the moved prefix (its run path finds the CUDA runtime)
+    # and answers a problem it must refuse without touching a GPU (M = 0: TC_ERR_INVALID_ARGUMENT).
+    ours = installed.program(loaders[0], prefix / "lib" / "tilecheck" / "libtc_kernel_upstream.so").stdout
+    check(ours.startswith("tilecheck-marlin upstream abi 1 configs ") and " run 1: " in ours,
+          f"the installed kernel library answered: {ours}")
     print("consumer: find_package(tilecheck), a stub plugin against tilecheck::plugin_abi, loaded")
 
 
@@ -170,8 +179,9 @@ def main():
         try:
             check_layout(prefix, source)
             check_binaries(prefix, trees)
-            check_cli(Installed(prefix, scratch, hide), prefix, trees, scratch)
-            check_consumer(a.cmake, a.consumer.resolve(), prefix, scratch)
+            installed = Installed(prefix, scratch, hide)
+            check_cli(installed, prefix, trees, scratch)
+            check_consumer(a.cmake, a.consumer.resolve(), prefix, scratch, installed)
         except Failure as failure:
             print(f"FAIL: {failure}", file=sys.stderr)
             return 1
