@@ -192,6 +192,7 @@ std::vector<std::pair<std::size_t, std::size_t>> case_runs(const std::vector<Cel
 }
 
 int run_live(const std::regex& filter, const RunOptions& o) {
+  const GoldenPaths paths = o.data.find().golden;  // before any worker starts: bad paths fail first
   KernelWorkersOptions w;
   w.executable = current_executable();
   w.kernel = o.kernel.empty() ? default_kernel_library() : o.kernel;
@@ -200,7 +201,6 @@ int run_live(const std::regex& filter, const RunOptions& o) {
   w.fault_limit = o.fault_limit;
   KernelWorkers workers(w);
   const WorkerInfo& kernel = workers.info();
-  const GoldenPaths paths = o.data.find().golden;
   const std::vector<Cell> cells = live_cells(kernel, paths, filter, o);
   std::mutex hdf5;  // fixture loads on the feeders, error-map writes on the judges
   JudgePool pool(o.threads);
