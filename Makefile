@@ -5,7 +5,9 @@ PRESET ?= default
 BUILD  := build/$(PRESET)
 export PATH := $(PATH):/usr/local/cuda/bin
 
-.PHONY: run test build configure bootstrap venv clean
+PREFIX ?= $(HOME)/.local
+
+.PHONY: run test build configure bootstrap venv clean install
 
 run: build
 	$(BUILD)/cli/tilecheck run
@@ -24,6 +26,9 @@ bootstrap:  # packages: enough to build and run
 
 venv:  # the Python venv the tests use (notebooks, h5py checks)
 	@scripts/bootstrap
+
+install: build  # tilecheck, its kernels, fixtures and CMake package under PREFIX (docs/install.md)
+	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
 	rm -rf build

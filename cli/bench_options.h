@@ -7,7 +7,7 @@
 namespace tc::cli {
 
 struct BenchOptions {
-  std::vector<std::string> kernels{TC_DEFAULT_KERNEL};  // TC_DEFAULT_KERNEL: cli/CMakeLists.txt
+  std::vector<std::string> kernels;  // empty: default_kernel_library() (data_paths.h)
   int M = 0;       // 0: 16 * m_blocks of each configuration
   int sms = 0;     // 0: every multiprocessor
   int rounds = 1;

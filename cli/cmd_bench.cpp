@@ -20,6 +20,7 @@
 
 #include "bench_children.h"
 #include "commands.h"
+#include "data_paths.h"
 #include "tilecheck/kernel/plugin_loader.h"
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/error.h"
@@ -340,7 +341,7 @@ Command add_bench(CLI::App& parent) {
       "bench", "Time kernel libraries per configuration (A/B/A/B when several) against a device-to-device copy and cuBLAS fp16");
   auto o = std::make_shared<BenchOptions>();
   app->add_option("--kernel", o->kernels, "Kernel plugin library; repeat it to time several A/B/A/B")
-      ->capture_default_str();
+      ->default_str(kDefaultKernelHelp);
   app->add_option("-M", o->M, "Rows M (default: 16 * m_blocks of each configuration)");
   app->add_option("--sms", o->sms, "Grid size (default: every multiprocessor); sets how many blocks share a column");
   app->add_option("--rounds", o->rounds, "Interleaved rounds over the kernels")->capture_default_str();
@@ -357,7 +358,10 @@ Command add_bench(CLI::App& parent) {
   app->add_flag("--isolated", o->isolated, "Internal: time here, in this process")->group("");
   app->add_flag("!--no-header", o->header, "Internal: no header")->group("");
   app->footer("Exit status: 0 every configuration was timed (n/a rows allowed); 1 a FAULT or HANG row; 2 bad input.");
-  return {app, [o] { return run_bench(*o); }};
+  return {app, [o] {
+            if (o->kernels.empty()) o->kernels = {default_kernel_library()};
+            return run_bench(*o);
+          }};
 }
 
 }  // namespace tc::cli

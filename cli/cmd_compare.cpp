@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "commands.h"
+#include "data_paths.h"
 #include "tilecheck/compare/compare.h"
 #include "tilecheck/compare/determinism.h"
 #include "tilecheck/reference/error.h"
@@ -31,13 +32,15 @@ struct Options {
   int sms = 1;
   std::string contract;  // empty: the fixture's
   std::string report;
+  std::string report_elements = "failing";  // failing | all
+  DataOptions data;
 };
 
 // A fixture file, or the id of a catalogue case (made on demand if it is a generated one).
-Fixture load(const std::string& fixture) {
+Fixture load(const std::string& fixture, const DataOptions& data) {
   std::error_code ec;
   if (std::filesystem::exists(fixture, ec)) return load_fixture(fixture);
-  const GoldenPaths paths = default_golden_paths();
+  const GoldenPaths paths = data.find().golden;
   const bool looks_like_id = fixture.find('/') == std::string::npos && fixture.find(".h5") == std::string::npos;
   require(looks_like_id && load_catalogue(paths.catalogue()).find(fixture) != nullptr, "fixture '", fixture,
           "': no such file, and not a case id of ", paths.catalogue());
@@ -62,7 +65,7 @@ TileConfig config_for(const Shape& shape, const Options& o) {
 }
 
 int run(const Options& o) {
-  const Fixture f = load(o.fixture);
+  const Fixture f = load(o.fixture, o.data);
   const Shape& shape = f.spec.shape;
   std::vector<HalfMatrix> outputs;
   for (const std::string& path : o.outputs) {
@@ -76,7 +79,7 @@ int run(const Options& o) {
   const Comparison c = compare(e, got);
   ReportOptions report_options;
   if (!o.report.empty()) {
-    write_error_map(o.report, e, c);
+    write_error_map(o.report, e, c, {parse_error_map_elements(o.report_elements)});
     report_options.error_map = o.report;
   }
   std::fputs(report(e, c, report_options).c_str(), stdout);
@@ -107,6 +110,11 @@ Command add_compare(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--contract", o->contract, "Numerics contract, marlin or fp32 (default: the fixture's)");
   app->add_option("--report", o->report, "Write the error map (HDF5, docs/errormap-schema.md) here");
+  app->add_option("--report-elements", o->report_elements, "Elements the error map keeps values for: 'failing' (the failing tiles) or 'all' (every "
+                  "tile, as the numerics notebook wants)")
+      ->check(CLI::IsMember({"failing", "all"}))
+      ->capture_default_str();
+  o->data.add_to(app);
   return {app, [o] { return run(*o); }};
 }
 

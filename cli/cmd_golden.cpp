@@ -8,20 +8,19 @@
 #include <memory>
 
 #include "commands.h"
+#include "data_paths.h"
 #include "tilecheck/fixtures/golden.h"
 
 namespace tc::cli {
 namespace {
 namespace fs = std::filesystem;
 
+// --fixtures and --generated, resolved when the command runs (data_paths.h).
 struct PathOptions {
-  GoldenPaths paths = default_golden_paths();
-  void add_to(CLI::App* app) {
-    app->add_option("--fixtures", paths.fixtures_dir, "Directory holding catalogue.txt, MANIFEST.json and golden/")
-        ->capture_default_str();
-    app->add_option("--generated", paths.generated_dir, "Directory for the large cases made on demand")
-        ->capture_default_str();
-  }
+  DataOptions data;
+  GoldenPaths paths;
+  void add_to(CLI::App* app) { data.add_to(app); }
+  void resolve() { paths = data.find().golden; }
 };
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
@@ -161,8 +160,15 @@ Command add_golden(CLI::App& parent) {
   check->add_flag("-v,--verbose", check_options->verbose, "Print every case as it is checked");
 
   return {app, [=] {
-            if (list->parsed()) return run_list(*list_options);
-            if (regenerate->parsed()) return run_regenerate(*regen);
+            if (list->parsed()) {
+              list_options->resolve();
+              return run_list(*list_options);
+            }
+            if (regenerate->parsed()) {
+              regen->paths.resolve();
+              return run_regenerate(*regen);
+            }
+            check_options->paths.resolve();
             return run_check(*check_options);
           }};
 }

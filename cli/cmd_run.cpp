@@ -17,6 +17,7 @@
 #include <cuda_runtime.h>
 
 #include "commands.h"
+#include "data_paths.h"
 #include "tilecheck/suite/device_case.h"
 #include "tilecheck/reference/error.h"
 #include "tilecheck/fixtures/fixture.h"
@@ -30,10 +31,12 @@ namespace tc::cli {
 namespace {
 
 struct RunOptions {
-  std::string kernel = TC_DEFAULT_KERNEL;
+  std::string kernel;   // empty: default_kernel_library()
+  DataOptions data;
   std::string filter;  // ECMAScript regex on cell names
   std::string json;
   std::string error_maps = "tilecheck-errmaps";
+  double errmap_budget_mb = 200;  // most megabytes of error maps one run writes
   std::string recording;  // judge this recording instead of running the kernel
   std::string record;     // write the outputs of the cells run here as a recording
   bool reduced = false;
@@ -75,6 +78,9 @@ int finish(const Summary& summary, const RunOptions& o) {
   return summary.passed() ? 0 : 1;
 }
 
+// --errmap-budget in bytes (MB are 10^6 bytes). The option's range keeps the product inside uint64.
+std::uint64_t budget_bytes(const RunOptions& o) { return static_cast<std::uint64_t>(o.errmap_budget_mb * 1e6); }
+
 // The fixture of `case_id`, loaded (or kept) under the HDF5 lock: judges on the workers may be
 // writing error maps meanwhile.
 std::shared_ptr<const Fixture> fixture_for(SuiteRunner& runner, const std::string& case_id, std::mutex& hdf5) {
@@ -91,13 +97,16 @@ int judge_recording(const std::string& path, const std::regex& filter, const Run
   for (const RecordedCell& r : recording.cells)
     if (std::regex_search(r.cell.name(), filter)) chosen.push_back(&r);
   require(!chosen.empty(), "no recorded cell matches --filter '", o.filter, "'");
-  SuiteRunner runner(nullptr, default_golden_paths());
+  SuiteRunner runner(nullptr, o.data.find().golden);
   std::mutex hdf5;  // fixture loads here, error-map writes on the workers
   JudgePool pool(o.threads);
+  ErrorMapBudget budget(budget_bytes(o));
   Progress progress(chosen.size());
   for (const RecordedCell* r : chosen) {
     const std::shared_ptr<const Fixture> f = fixture_for(runner, r->cell.case_id, hdf5);
-    pool.submit(r->cell, [f, r, &o, &hdf5] { return judge_cell(*f, r->cell, r->C, r->guard, o.error_maps, &hdf5); });
+    pool.submit(r->cell, [f, r, &o, &hdf5, &budget] {
+      return judge_cell(*f, r->cell, r->C, r->guard, o.error_maps, &hdf5, &budget);
+    });
     progress.step(pool.completed(), r->cell);
   }
   Summary summary;
@@ -133,11 +142,11 @@ std::vector<Cell> live_cells(const WorkerInfo& kernel, const GoldenPaths& paths,
 // A live run's outcome (on a pool worker): judged, or FAULT / ERROR when the run left nothing to
 // judge; its seconds are the kernel's run and the judging together.
 CellOutcome live_outcome(const Fixture& f, const Cell& cell, const KernelRun& r, double run_seconds,
-                         const RunOptions& o, std::mutex& hdf5) {
+                         const RunOptions& o, std::mutex& hdf5, ErrorMapBudget& budget) {
   const auto judged = std::chrono::steady_clock::now();
   CellOutcome outcome;
   if (judgeable(r)) {
-    outcome = judge_cell(f, cell, r.C, r.guard, o.error_maps, &hdf5);
+    outcome = judge_cell(f, cell, r.C, r.guard, o.error_maps, &hdf5, &budget);
   } else {
     outcome = unjudged_outcome(cell, r);
     outcome.family = case_family(f.spec);
@@ -183,19 +192,20 @@ std::vector<std::pair<std::size_t, std::size_t>> case_runs(const std::vector<Cel
 }
 
 int run_live(const std::regex& filter, const RunOptions& o) {
+  const GoldenPaths paths = o.data.find().golden;  // before any worker starts: bad paths fail first
   KernelWorkersOptions w;
   w.executable = current_executable();
-  w.kernel = o.kernel;
+  w.kernel = o.kernel.empty() ? default_kernel_library() : o.kernel;
   w.devices = parse_devices(o.devices);
   w.cell_timeout = o.cell_timeout;
   w.fault_limit = o.fault_limit;
   KernelWorkers workers(w);
   const WorkerInfo& kernel = workers.info();
-  const GoldenPaths paths = default_golden_paths();
   const std::vector<Cell> cells = live_cells(kernel, paths, filter, o);
   std::mutex hdf5;  // fixture loads on the feeders, error-map writes on the judges
   JudgePool pool(o.threads);
-  std::cout << "tilecheck run: " << kernel.kernel_name << " (" << kernel.variant << ") from " << o.kernel << "\n  on "
+  ErrorMapBudget budget(budget_bytes(o));
+  std::cout << "tilecheck run: " << kernel.kernel_name << " (" << kernel.variant << ") from " << w.kernel << "\n  on "
             << kernel.device << " x " << workers.slots() << " (worker processes); " << cells.size()
             << " cells, judged on " << pool.threads() << " threads\n";
   Recording recording;
@@ -216,7 +226,9 @@ int run_live(const std::regex& filter, const RunOptions& o) {
           std::lock_guard<std::mutex> lock(recording_mutex);
           recording.cells.push_back({cell, run->run.C, run->run.guard});
         }
-        pool.submit(cell, [f, run, &cell, &o, &hdf5] { return live_outcome(*f, cell, run->run, run->seconds, o, hdf5); });
+        pool.submit(cell, [f, run, &cell, &o, &hdf5, &budget] {
+          return live_outcome(*f, cell, run->run, run->seconds, o, hdf5, budget);
+        });
         progress.step(pool.completed(), cell);
       }
     }
@@ -252,13 +264,19 @@ Command add_run(CLI::App& parent) {
       "Main job: the catalogue x configurations x grid sizes through a kernel plugin on the GPU, judged "
       "against the golden fixtures; without a GPU, a committed recording of real outputs judged the same way");
   auto o = std::make_shared<RunOptions>();
-  app->add_option("--kernel", o->kernel, "Kernel plugin library (tilecheck/kernel/plugin.h)")->capture_default_str();
+  app->add_option("--kernel", o->kernel, "Kernel plugin library (tilecheck/kernel/plugin.h)")->default_str(kDefaultKernelHelp);
+  o->data.add_to(app);
   app->add_option("--filter", o->filter, "Only cells whose name matches this regex, e.g. 'm2n16k4g8_.*_sms7$'");
   app->add_option("--json", o->json, "Write every cell's outcome to this JSON file");
   app->add_option("--errmaps", o->error_maps, "Directory for the error maps of failing cells ('' for none)")
       ->capture_default_str();
+  app->add_option("--errmap-budget", o->errmap_budget_mb,
+                  "Most megabytes of error maps this run writes; failing cells past it keep their verdicts, without "
+                  "a map, and the summary counts them")
+      ->check(CLI::Range(0.0, 1e9))  // NaN passes Range: refused when the command starts
+      ->capture_default_str();
   app->add_option("--recording", o->recording,
-                  "Judge this recording instead of running a kernel (default without a GPU: " TC_DEFAULT_RECORDING ")");
+                  cat("Judge this recording instead of running a kernel (default without a GPU: ", kDefaultRecordingHelp, ")"));
   app->add_option("--record", o->record, "Also write the outputs of the cells run as a recording (HDF5)");
   app->add_flag("--reduced", o->reduced, "Only the reduced matrix (the sanitizer tier's cells)");
   app->add_option("--threads", o->threads, "Threads judging cells, one cell each (0: one per hardware thread)")
@@ -283,6 +301,8 @@ Command add_run(CLI::App& parent) {
       "on. A cell the library does not implement (TC_ERR_UNSUPPORTED) is n/a, never a failure.\n"
       "Exit status: 0 every cell that ran passed; 1 any FAIL, FAULT, HANG or ERROR; 2 bad input.");
   return {app, [o] {
+            require(o->errmap_budget_mb >= 0, "--errmap-budget ", o->errmap_budget_mb,
+                    ": expected megabytes from 0 to 1e9");
             std::regex filter;
             try {
               filter = std::regex(o->filter);
@@ -295,7 +315,7 @@ Command add_run(CLI::App& parent) {
               require(o->record.empty(), "--record needs a GPU (", why, ")");
               std::cout << "tilecheck run: no GPU here (" << why << ").\n"
                         << "Judging the committed recording of an H200 run instead, through the same comparator.\n";
-              return judge_recording(TC_DEFAULT_RECORDING, filter, *o);
+              return judge_recording(o->data.find().recordings_dir + "/h200.h5", filter, *o);
             }
             return run_live(filter, *o);
           }};

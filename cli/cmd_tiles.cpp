@@ -14,6 +14,7 @@
 #include <string>
 
 #include "commands.h"
+#include "data_paths.h"
 #include "tilecheck/compare/bisect.h"
 #include "tilecheck/suite/device_case.h"
 #include "tilecheck/suite/dump_run.h"
@@ -39,11 +40,13 @@ struct TilesOptions {
   std::string tile;      // "R,C"; empty: the worst tile
   std::string output;    // an output file of any kernel (dataset C)
   std::string recording; // or a recording holding the cell
-  std::string kernel = TC_DEFAULT_KERNEL;
+  std::string kernel;      // empty: default_kernel_library()
   std::string repro;     // directory for the tile's repro fixture
   std::string report;    // error map of the whole comparison
+  std::string report_elements = "failing";  // failing | all
   bool bisect = false;   // run the dump variant on the tile and find where it departs
-  std::string dump_kernel = TC_DEFAULT_DUMP_KERNEL;
+  std::string dump_kernel; // empty: default_dump_kernel_library()
+  DataOptions data;
   double cell_timeout = 0;  // live runs: seconds from launch to result (0: from the problem's size)
 };
 
@@ -152,7 +155,8 @@ void write_repro(const std::string& dir, const Fixture& f, const Comparison& c, 
 // K-bisection: runs the dump variant of the kernel on the cell, records the tile's running sums
 // after every k-tile and every reduction step, and finds where they first leave their bounds.
 void run_bisect(const TilesOptions& o, const Fixture& f, const Expectation& e, const Cell& cell, const TileInfo& t) {
-  const KernelPlugin dumper = KernelPlugin::load(o.dump_kernel);
+  const std::string dump_kernel = o.dump_kernel.empty() ? default_dump_kernel_library() : o.dump_kernel;
+  const KernelPlugin dumper = KernelPlugin::load(dump_kernel);
   Launch l;
   l.config = cell.config;
   l.sms = cell.sms;
@@ -163,7 +167,7 @@ void run_bisect(const TilesOptions& o, const Fixture& f, const Expectation& e, c
     for (int c0 = t.col0; c0 < t.col0 + t.cols; ++c0) output_failed |= !admits(e.bounds.at(r0, c0), d.run.C(r0, c0));
   const Departure dep = bisect(e, t, d.dump, output_failed);
   std::printf("\nK-bisection of tile (%d, %d) with %s (the dump variant's own output %s):\n  %s\n", t.tile_row,
-              t.tile_col, o.dump_kernel.c_str(), output_failed ? "fails" : "passes", dep.text.c_str());
+              t.tile_col, dump_kernel.c_str(), output_failed ? "fails" : "passes", dep.text.c_str());
 }
 
 int run_tiles(const TilesOptions& o) {
@@ -171,7 +175,7 @@ int run_tiles(const TilesOptions& o) {
     const std::string why = gpu_unavailable_reason();
     require(why.empty(), "--bisect runs the dump variant of the kernel and needs a GPU (", why, ")");
   }
-  const GoldenPaths paths = default_golden_paths();
+  const GoldenPaths paths = o.data.find().golden;
   std::unique_ptr<KernelWorkers> workers;  // a live run: the kernel in a worker process
   Cell cell;
   cell.case_id = o.case_id;
@@ -183,7 +187,7 @@ int run_tiles(const TilesOptions& o) {
     require(why.empty(), "no --output or --recording given, and no GPU to run the kernel on (", why, ")");
     KernelWorkersOptions w;
     w.executable = current_executable();
-    w.kernel = o.kernel;
+    w.kernel = o.kernel.empty() ? default_kernel_library() : o.kernel;
     w.devices = {0};
     w.cell_timeout = o.cell_timeout;
     workers = std::make_unique<KernelWorkers>(w);
@@ -220,7 +224,7 @@ int run_tiles(const TilesOptions& o) {
   const Comparison c = compare(e, C);
   ReportOptions options;
   if (!o.report.empty()) {
-    write_error_map(o.report, e, c);
+    write_error_map(o.report, e, c, {parse_error_map_elements(o.report_elements)});
     options.error_map = o.report;
   }
   std::fputs(report(e, c, options).c_str(), stdout);
@@ -257,12 +261,18 @@ Command add_tiles(CLI::App& parent) {
                   "Live run: seconds from launch to result before the cell is a HANG (0: from the problem's size)")
       ->check(CLI::NonNegativeNumber);
   app->add_option("--kernel", o->kernel, "Kernel plugin for a live run (no --output or --recording)")
-      ->capture_default_str();
+      ->default_str(kDefaultKernelHelp);
   app->add_option("--repro", o->repro, "Write the tile's repro fixture, output and command into this directory");
   app->add_option("--report", o->report, "Write the error map of the whole comparison here");
+  app->add_option("--report-elements", o->report_elements, "Elements the error map keeps values for: 'failing' (the failing tiles) or 'all' (every "
+                  "tile, as the numerics notebook wants)")
+      ->check(CLI::IsMember({"failing", "all"}))
+      ->capture_default_str();
   app->add_flag("--bisect", o->bisect, "K-bisection of the tile: run the dump variant of the kernel (GPU) and report "
                                        "the first k-tile, slice or reduction step that departs from the reference");
-  app->add_option("--dump-kernel", o->dump_kernel, "The dump variant for --bisect")->capture_default_str();
+  app->add_option("--dump-kernel", o->dump_kernel, "The dump variant for --bisect")
+      ->default_str("<bin>/../lib/tilecheck/libtc_kernel_upstream_dump.so");
+  o->data.add_to(app);
   return {app, [o] { return run_tiles(*o); }};
 }
 

@@ -10,7 +10,8 @@
 
 int main(int argc, char** argv) {
   tc::cli::install_crash_report();
-  CLI::App app{"tilecheck: validate Marlin-style INT4xFP16 GEMM kernels against a CPU reference"};
+  // Named, so that usage lines say "tilecheck", not the path it was started by.
+  CLI::App app{"tilecheck: validate Marlin-style INT4xFP16 GEMM kernels against a CPU reference", "tilecheck"};
   app.require_subcommand(1);
   const std::vector<tc::cli::Command> commands = {tc::cli::add_run(app), tc::cli::add_golden(app),
                                                      tc::cli::add_bench(app), tc::cli::add_tiles(app), tc::cli::add_compare(app),

@@ -1,10 +1,14 @@
 #include "tilecheck/compare/errormap.h"
 
+#include <algorithm>
 #include <cctype>
+#include <limits>
+#include <set>
 
 #include "tilecheck/reference/error.h"
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/h5.h"
+#include "tilecheck/fixtures/h5_chunked.h"
 #include "tilecheck/compare/report.h"
 
 namespace tc {
@@ -13,9 +17,36 @@ namespace {
 using I32Matrix = RowMatrix<std::int32_t>;
 using U8Matrix = RowMatrix<std::uint8_t>;
 
-void write_root(const h5::File& f, const Expectation& e, const Comparison& c) {
+constexpr half_bits kNaNBits = 0x7E00;
+// Bytes per output element over the /elements datasets: verdict, mark, ulp, allowance, got,
+// expected, y_exact, S, E, tile, warp, lane, reg.
+constexpr std::uint64_t kElementBytes = 1 + 1 + 4 + 4 + 2 + 2 + 8 + 8 + 8 + 4 + 1 + 1 + 1;
+constexpr int kElementDatasets = 13;
+
+// One chunk per output tile (no larger than the output): a stored tile is whole chunks, the M
+// tail's partial tile included.
+h5::Chunking tile_chunks(const Expectation& e) {
+  h5::Chunking chunking;
+  chunking.chunk_rows = std::min(e.schedule.config.tile_m(), e.M());
+  chunking.chunk_cols = std::min(e.grid.tile_n, e.N());
+  return chunking;
+}
+
+// The blocks of the stored tiles.
+std::vector<h5::Block> stored_blocks(const Expectation& e, const std::vector<bool>& stored) {
+  std::vector<h5::Block> blocks;
+  for (std::size_t t = 0; t < stored.size(); ++t) {
+    if (!stored[t]) continue;
+    const TileInfo& info = e.grid.tiles[t];
+    blocks.push_back({info.row0, info.rows, info.col0, info.cols});
+  }
+  return blocks;
+}
+
+void write_root(const h5::File& f, const Expectation& e, const Comparison& c, const ErrorMapOptions& options) {
   const Shape& s = e.shape();
   h5::write_int_attribute(f, "errmap_schema_version", kErrorMapSchemaVersion);
+  h5::write_string_attribute(f, "elements_stored", std::string(name(options.elements)));
   h5::write_string_attribute(f, "case_id", e.info.case_id);
   h5::write_string_attribute(f, "distribution", e.info.distribution);
   h5::write_uint_attribute(f, "seed", e.info.seed);
@@ -63,22 +94,27 @@ void write_root(const h5::File& f, const Expectation& e, const Comparison& c) {
   h5::write_string_attribute(f, "report", report(e, c));
 }
 
-void write_elements(const h5::File& f, const Expectation& e, const Comparison& c) {
+void write_elements(const h5::File& f, const Expectation& e, const Comparison& c, const std::vector<bool>& stored) {
   const h5::Node g = h5::create_group(f, "elements");
   h5::write_string_attribute(g, "verdict_codes", "0 PASS, 1 FAIL_BOUND, 2 NONFINITE, 3 UNWRITTEN");
   h5::write_string_attribute(g, "mark_codes", "0 '.' exact, 1 '1' one ULP, 2 'b' within bound, 3 'X' fail, "
                                               "4 'N' non-finite, 5 'U' unwritten, 6 'G' guard");
   h5::write_int_attribute(g, "ulp_not_comparable", kNotComparable);
   h5::write_int_attribute(g, "allowance_unbounded", kUnbounded);
-  h5::write_matrix(g, "verdict", c.verdict);
-  h5::write_matrix(g, "mark", c.mark);
-  h5::write_matrix(g, "ulp", c.ulp);
-  h5::write_matrix(g, "allowance", c.allowance);
-  h5::write_half_matrix(g, "got", c.got);
-  h5::write_half_matrix(g, "expected", e.ref.expected);
-  h5::write_matrix(g, "y_exact", e.ref.y_exact);
-  h5::write_matrix(g, "S", e.ref.S);
-  h5::write_matrix(g, "E", e.bounds.E);
+  h5::write_int_attribute(g, "not_stored_uint8", kNotStoredUint8);
+  h5::write_int_attribute(g, "not_stored_int32", kNotStoredInt32);
+  const h5::Chunking chunks = tile_chunks(e);
+  const std::vector<h5::Block> blocks = stored_blocks(e, stored);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  h5::write_chunked_blocks<std::uint8_t>(g, "verdict", c.verdict, chunks, blocks, 0);  // 0: PASS
+  h5::write_chunked_blocks(g, "mark", c.mark, chunks, blocks, kNotStoredUint8);
+  h5::write_chunked_blocks(g, "ulp", c.ulp, chunks, blocks, kNotStoredInt32);
+  h5::write_chunked_blocks(g, "allowance", c.allowance, chunks, blocks, kNotStoredInt32);
+  h5::write_chunked_half_blocks(g, "got", c.got, chunks, blocks, kNaNBits);
+  h5::write_chunked_half_blocks(g, "expected", e.ref.expected, chunks, blocks, kNaNBits);
+  h5::write_chunked_blocks(g, "y_exact", e.ref.y_exact, chunks, blocks, nan);
+  h5::write_chunked_blocks(g, "S", e.ref.S, chunks, blocks, nan);
+  h5::write_chunked_blocks(g, "E", e.bounds.E, chunks, blocks, nan);
   // Attribution: a pure function of (row, col) and the schedule, stored so notebooks need no model.
   I32Matrix tile(c.M, c.N);
   U8Matrix warp(c.M, c.N), lane(c.M, c.N), reg(c.M, c.N);
@@ -94,10 +130,10 @@ void write_elements(const h5::File& f, const Expectation& e, const Comparison& c
       reg(i, j) = static_cast<std::uint8_t>(place.reg);
     }
   }
-  h5::write_matrix(g, "tile", tile);
-  h5::write_matrix(g, "warp", warp);
-  h5::write_matrix(g, "lane", lane);
-  h5::write_matrix(g, "reg", reg);
+  h5::write_chunked_blocks(g, "tile", tile, chunks, blocks, kNotStoredInt32);
+  h5::write_chunked_blocks(g, "warp", warp, chunks, blocks, kNotStoredUint8);
+  h5::write_chunked_blocks(g, "lane", lane, chunks, blocks, kNotStoredUint8);
+  h5::write_chunked_blocks(g, "reg", reg, chunks, blocks, kNotStoredUint8);
 }
 
 // Every slice of every tile, one row each: tile_row, tile_col, block, slice_index, slice_count,
@@ -113,14 +149,14 @@ I32Matrix slices_table(const TileGrid& grid) {
   return table;
 }
 
-void write_tiles(const h5::File& f, const Expectation& e, const Comparison& c) {
+void write_tiles(const h5::File& f, const Expectation& e, const Comparison& c, const std::vector<bool>& stored) {
   const h5::Node g = h5::create_group(f, "tiles");
   const int R = e.grid.rows, C = e.grid.cols;
   std::array<I32Matrix, kVerdicts> verdicts;
   for (auto& m : verdicts) m.resize(R, C);
   I32Matrix max_ulp(R, C), row0(R, C), rows(R, C), col0(R, C), cols(R, C), launch(R, C), column(R, C),
       writer(R, C), slice_count(R, C);
-  U8Matrix worst(R, C), partial(R, C);
+  U8Matrix worst(R, C), partial(R, C), is_stored(R, C);
   F64Matrix util(R, C);
   for (int r = 0; r < R; ++r) {
     for (int col = 0; col < C; ++col) {
@@ -140,6 +176,7 @@ void write_tiles(const h5::File& f, const Expectation& e, const Comparison& c) {
       writer(r, col) = info.writer();
       slice_count(r, col) = info.slice_count();
       partial(r, col) = info.partial ? 1 : 0;
+      is_stored(r, col) = stored[t] ? 1 : 0;
     }
   }
   static const char* kNames[kVerdicts] = {"pass", "fail_bound", "nonfinite", "unwritten", "guard"};
@@ -156,6 +193,7 @@ void write_tiles(const h5::File& f, const Expectation& e, const Comparison& c) {
   h5::write_matrix(g, "writer", writer);
   h5::write_matrix(g, "slice_count", slice_count);
   h5::write_matrix(g, "partial", partial);
+  h5::write_matrix(g, "stored", is_stored);
   h5::write_matrix(g, "slices", slices_table(e.grid));
   h5::write_string_attribute(g, "slices_columns", "tile_row,tile_col,block,slice_index,slice_count,k_tile_begin,k_tile_end");
 }
@@ -195,13 +233,55 @@ std::string error_map_name(const Expectation& e) {
   return cat(id, "_", name(e.schedule.config), "_", name(e.contract), "_sms", e.schedule.sms, ".errmap.h5");
 }
 
-void write_error_map(const std::string& path, const Expectation& e, const Comparison& c) {
+std::string_view name(ErrorMapElements e) { return e == ErrorMapElements::all ? "all" : "failing_tiles"; }
+
+ErrorMapElements parse_error_map_elements(std::string_view text) {
+  if (text == "all") return ErrorMapElements::all;
+  require(text == "failing", "error-map elements '", text, "': expected 'failing' (the failing tiles) or 'all'");
+  return ErrorMapElements::failing_tiles;
+}
+
+std::vector<bool> stored_tiles(const Comparison& c, ErrorMapElements elements) {
+  std::vector<bool> stored(c.tiles.size(), elements == ErrorMapElements::all);
+  for (std::size_t t = 0; t < c.tiles.size(); ++t) {
+    const TileSummary& s = c.tiles[t];
+    if (s.verdicts[1] + s.verdicts[2] + s.verdicts[3] + s.verdicts[4] > 0) stored[t] = true;
+  }
+  return stored;
+}
+
+std::uint64_t error_map_size_bound(const Expectation& e, const Comparison& c, const ErrorMapOptions& options) {
+  const std::vector<bool> stored = stored_tiles(c, options.elements);
+  const h5::Chunking chunks = tile_chunks(e);
+  std::set<std::pair<Eigen::Index, Eigen::Index>> touched;  // the chunks the stored tiles touch
+  for (const h5::Block& b : stored_blocks(e, stored))
+    for (Eigen::Index r = b.row0 / chunks.chunk_rows; r <= (b.row0 + b.rows - 1) / chunks.chunk_rows; ++r)
+      for (Eigen::Index k = b.col0 / chunks.chunk_cols; k <= (b.col0 + b.cols - 1) / chunks.chunk_cols; ++k)
+        touched.insert({r, k});
+  const std::uint64_t chunk_elements = static_cast<std::uint64_t>(chunks.chunk_rows * chunks.chunk_cols);
+  // Deflate can grow incompressible data by a fraction of a percent; each chunk costs an index entry.
+  const std::uint64_t payload = touched.size() * chunk_elements * kElementBytes;
+  std::uint64_t bytes = payload + payload / 100 + touched.size() * kElementDatasets * 96;
+  const std::uint64_t tiles = c.tiles.size();
+  bytes += tiles * 80;  // the /tiles datasets: 67 bytes per tile
+  std::uint64_t slices = 0;
+  for (const TileInfo& t : e.grid.tiles) slices += t.slices.size();
+  bytes += slices * 7 * 4 + c.guard.written.size() * 3 * 4 + (kHistogramBins + 1) * 4 + c.worst.size() * 2 * 4;
+  std::uint64_t text = ReportOptions{}.max_chars + 200 + e.info.provenance.size() + e.info.case_id.size() +
+                       c.t0.detail.size() + c.t1.detail.size() + c.t2.detail.size();
+  for (const Hint& h : c.hints) text += h.text.size() + 40;
+  return bytes + text + 64 * 1024;  // the superblock, object headers, ~60 attributes, empty indexes
+}
+
+void write_error_map(const std::string& path, const Expectation& e, const Comparison& c,
+                     const ErrorMapOptions& options) {
   require(c.M == e.M() && c.N == e.N(), "comparison is (", c.M, ", ", c.N, ") but the case is (", e.M(), ", ",
           e.N(), ")");
+  const std::vector<bool> stored = stored_tiles(c, options.elements);
   h5::write_file_atomically(path, [&](h5::File& f) {
-    write_root(f, e, c);
-    write_elements(f, e, c);
-    write_tiles(f, e, c);
+    write_root(f, e, c, options);
+    write_elements(f, e, c, stored);
+    write_tiles(f, e, c, stored);
     write_rest(f, c);
   });
 }

@@ -81,7 +81,7 @@ def write_output(path, C):
 
 def compare(tilecheck, case, output, report, args, want_rc):
     cmd = [tilecheck, "compare", "--fixture", f"{GOLDEN}/{case}.h5", "--output", str(output),
-           *args, "--report", str(report)]
+           *args, "--report", str(report), "--report-elements", "all"]  # numerics reads every element
     print("$ " + " ".join(cmd))
     r = subprocess.run(cmd, capture_output=True, text=True)
     print("  " + (r.stdout.splitlines() or ["(no output)"])[0])

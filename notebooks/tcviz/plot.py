@@ -114,7 +114,7 @@ def plot_ulp_map(ax, em: ErrorMap, rows=None, cols=None):
                  ticks=[-p for p in reversed(powers)] + [0] + powers)
     draw_tile_borders(ax, em)
     _zoom(ax, rows, cols)
-    ax.set_title("ULP distance (grey: not comparable)")
+    ax.set_title("ULP distance (grey: not comparable or not stored)")
     ax.set_xlabel("column n")
     ax.set_ylabel("row m")
     return im

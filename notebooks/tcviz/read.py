@@ -1,12 +1,16 @@
 """Reading tilecheck's HDF5 files into numpy arrays held by dataclasses; notebook parameters.
 
   golden fixtures  (docs/fixtures-schema.md, schema_version 1)       -> read_fixture(path)
-  error maps       (docs/errormap-schema.md, errmap_schema_version 1) -> read_errmap(path)
+  error maps       (docs/errormap-schema.md, errmap_schema_version 2, and 1) -> read_errmap(path)
 
 Nothing here judges anything: verdicts, ULP distances, allowances, bounds, tile attribution and
 the schedule's slices all come from the files (the C++ libraries computed them). The only derived
 quantities are the two the schemas define for display: utilisation |ulp| / max(1, allowance) and
 the conditioning S / |y*|.
+
+A v2 error map may hold per-element values for some tiles only (its failing ones): `ErrorMap.stored`
+says which elements are real; elsewhere /elements reads as fill values, which comparable(),
+utilization() and tile_of() never use.
 
 Shapes: A (M, K) fp16, codes (K, N) uint8, scales (G, N) fp16, every /ref and /elements array
 (M, N), every /tiles array (grid_rows, grid_cols).
@@ -22,7 +26,7 @@ import h5py
 import numpy as np
 
 FIXTURE_SCHEMA = 1
-ERRMAP_SCHEMA = 1
+ERRMAP_SCHEMAS = (1, 2)  # v1: every element stored; v2: /tiles/stored says which tiles are
 ELEMENT_DATASETS = ("verdict", "mark", "ulp", "allowance", "got", "expected", "y_exact", "S", "E",
                     "tile", "warp", "lane", "reg")
 TILE_DATASETS = ("pass", "fail_bound", "nonfinite", "unwritten", "guard", "worst", "max_abs_ulp",
@@ -136,6 +140,7 @@ class ErrorMap:
     histogram: np.ndarray         # (9,) int
     histogram_bins: tuple
     worst: np.ndarray             # (n, 2) int: row, col, worst first
+    stored: np.ndarray            # (M, N) bool: the element's values are in the file (v1: all)
     guard_cells: int
     guard_written: np.ndarray     # (n, 3) int: row, col, bits
     hints: list = field(default_factory=list)
@@ -189,15 +194,20 @@ def read_errmap(path: str) -> ErrorMap:
     with h5py.File(path, "r") as f:
         attrs = _attrs(f)
         version = attrs.get("errmap_schema_version")
-        if version != ERRMAP_SCHEMA:
+        if version not in ERRMAP_SCHEMAS:
             raise ValueError(f"{path}: errmap_schema_version {version!r}, this reader knows"
-                             f" {ERRMAP_SCHEMA} (is it a golden fixture? use read_fixture)")
+                             f" {ERRMAP_SCHEMAS} (is it a golden fixture? use read_fixture)")
         el = {name: f["elements/" + name][()] for name in ELEMENT_DATASETS}
         el["ulp"] = el["ulp"].astype(np.int64)  # abs(-2**31) overflows int32
         tiles = {name: f["tiles/" + name][()] for name in TILE_DATASETS}
         eattrs, tattrs = _attrs(f["elements"]), _attrs(f["tiles"])
         sattrs = _attrs(f["summary"])
         hints = [h for h in attrs.get("hints", "").split("\n") if h]
+        stored_tiles = f["tiles/stored"][()] if version >= 2 else np.ones_like(tiles["rows"])
+        stored = np.zeros(el["verdict"].shape, dtype=bool)
+        for r, c in np.argwhere(stored_tiles != 0):
+            r0, c0 = int(tiles["row0"][r, c]), int(tiles["col0"][r, c])
+            stored[r0:r0 + int(tiles["rows"][r, c]), c0:c0 + int(tiles["cols"][r, c])] = True
         return ErrorMap(
             path=path, attrs=attrs, el=el, tiles=tiles, slices=f["tiles/slices"][()],
             slice_columns=tuple(tattrs["slices_columns"].split(",")),
@@ -207,7 +217,7 @@ def read_errmap(path: str) -> ErrorMap:
             histogram=f["summary/histogram"][()].reshape(-1),
             histogram_bins=tuple(sattrs["histogram_bins"].split(",")),
             worst=f["summary/worst"][()], guard_cells=int(_attrs(f["guard"])["cells"]),
-            guard_written=f["guard/written"][()], hints=hints)
+            guard_written=f["guard/written"][()], stored=stored, hints=hints)
 
 
 def read_errmaps(paths) -> list[ErrorMap]:
@@ -218,17 +228,19 @@ def read_errmaps(paths) -> list[ErrorMap]:
 
 # ------------------------------------------------------------------- quantities the schemas define
 def comparable(em: ErrorMap) -> np.ndarray:
-    """(M, N) bool: the ULP distance is a number (not NaN vs number, not Inf vs finite)."""
-    return em.el["ulp"] != em.ulp_not_comparable
+    """(M, N) bool: the element is stored and its ULP distance is a number (not NaN vs number, not
+    Inf vs finite)."""
+    return em.stored & (em.el["ulp"] != em.ulp_not_comparable)
 
 
 def utilization(em: ErrorMap) -> np.ndarray:
     """(M, N) |ulp| / max(1, allowance) (docs/errormap-schema.md): <= 1 inside the bound; 0 where
-    the allowance is unbounded; inf where the ULP distance is not comparable."""
+    the allowance is unbounded; inf where the ULP distance is not comparable; nan where the element
+    is not stored."""
     ulp, allow = em.el["ulp"], em.el["allowance"].astype(np.int64)
     util = np.abs(ulp) / np.maximum(1, allow)
     util = np.where(allow < 0, 0.0, util)
-    return np.where(comparable(em), util, np.inf)
+    return np.where(em.stored, np.where(comparable(em), util, np.inf), np.nan)
 
 
 def conditioning(S: np.ndarray, y_exact: np.ndarray) -> np.ndarray:
@@ -241,9 +253,15 @@ def conditioning(S: np.ndarray, y_exact: np.ndarray) -> np.ndarray:
 
 
 def tile_of(em: ErrorMap, row: int, col: int) -> tuple[int, int]:
-    """The (tile_row, tile_col) of output element (row, col), from /elements/tile."""
-    t = int(em.el["tile"][row, col])
-    return divmod(t, em.grid[1])
+    """The (tile_row, tile_col) of output element (row, col), from the tiles' extents in /tiles
+    (so also for an element that is not stored)."""
+    t = em.tiles
+    inside = ((t["row0"] <= row) & (row < t["row0"] + t["rows"]) &
+              (t["col0"] <= col) & (col < t["col0"] + t["cols"]))
+    hits = np.argwhere(inside)
+    if len(hits) != 1:
+        raise ValueError(f"({row}, {col}) is in {len(hits)} tiles of {em.path} (expected 1)")
+    return int(hits[0][0]), int(hits[0][1])
 
 
 def slices_of(em: ErrorMap, tile_row: int, tile_col: int) -> np.ndarray:

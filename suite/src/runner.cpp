@@ -61,7 +61,7 @@ KernelRun SuiteRunner::execute(const Cell& cell) {
 }
 
 CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
-                       const std::string& error_map_dir, std::mutex* hdf5) {
+                       const std::string& error_map_dir, std::mutex* hdf5, ErrorMapBudget* budget) {
   CellOutcome out;
   out.cell = cell;
   out.family = case_family(f.spec);
@@ -77,11 +77,24 @@ CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, 
   out.tiers = cat("t0=", name(c.t0.status), " t1=", name(c.t1.status), " t2=", name(c.t2.status));
   for (const Hint& h : c.hints) out.hints.emplace_back(name(h.kind));
   if (!c.passed() && !error_map_dir.empty()) {
-    std::filesystem::create_directories(error_map_dir);
-    out.error_map = error_map_dir + "/" + cell.name() + ".errmap.h5";
-    std::unique_lock<std::mutex> lock;
-    if (hdf5) lock = std::unique_lock<std::mutex>(*hdf5);
-    write_error_map(out.error_map, e, c);
+    const std::uint64_t bound = budget ? error_map_size_bound(e, c) : 0;
+    if (budget && !budget->reserve(bound)) {
+      out.error_map_skipped = true;
+      return out;
+    }
+    const std::string path = error_map_dir + "/" + cell.name() + ".errmap.h5";
+    try {
+      std::filesystem::create_directories(error_map_dir);
+      std::unique_lock<std::mutex> lock;
+      if (hdf5) lock = std::unique_lock<std::mutex>(*hdf5);
+      write_error_map(path, e, c);
+    } catch (...) {
+      if (budget) budget->settle(bound, 0);
+      throw;
+    }
+    out.error_map = path;
+    out.error_map_bytes = std::filesystem::file_size(path);
+    if (budget) budget->settle(bound, out.error_map_bytes);
   }
   return out;
 }

@@ -77,6 +77,7 @@ void Summary::print(std::ostream& out, std::size_t max_listed) const {
       << " fail, " << count(CellStatus::fault) << " fault, " << count(CellStatus::hang) << " hang, "
       << count(CellStatus::not_applicable) << " n/a, " << count(CellStatus::error) << " error\n";
   print_not_applicable(out);
+  print_error_maps(out);
   std::size_t listed = 0;
   for (const CellOutcome& o : outcomes_) {
     if (o.status == CellStatus::pass || o.status == CellStatus::not_applicable) continue;
@@ -86,8 +87,25 @@ void Summary::print(std::ostream& out, std::size_t max_listed) const {
     }
     out << "  " << name(o.status) << " " << o.cell.name() << ": " << o.message;
     if (!o.error_map.empty()) out << " [" << o.error_map << "]";
+    if (o.error_map_skipped) out << " [no error map: over the budget]";
     out << "\n";
   }
+}
+
+void Summary::print_error_maps(std::ostream& out) const {
+  int written = 0, skipped = 0;
+  std::uint64_t bytes = 0;
+  for (const CellOutcome& o : outcomes_) {
+    written += !o.error_map.empty();
+    skipped += o.error_map_skipped;
+    bytes += o.error_map_bytes;
+  }
+  if (written + skipped == 0) return;
+  char line[160];
+  std::snprintf(line, sizeof line, "error maps: %d written (%.1f MB)", written, double(bytes) / 1e6);
+  out << line;
+  if (skipped > 0) out << "; " << skipped << " not written: the run's error-map budget was reached";
+  out << "\n";
 }
 
 void Summary::print_not_applicable(std::ostream& out) const {
@@ -123,7 +141,8 @@ void Summary::write_json(const std::string& path) const {
                      {"unwritten", o.counts.unwritten},
                      {"guard", o.counts.guard},
                      {"not_exact", o.counts.not_exact},
-                     {"error_map", o.error_map}});
+                     {"error_map", o.error_map},
+                     {"error_map_skipped", o.error_map_skipped}});
   }
   const nlohmann::json doc = {{"cells", cells},
                               {"pass", count(CellStatus::pass)},

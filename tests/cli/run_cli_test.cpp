@@ -65,6 +65,33 @@ TEST_F(RunCli, AFailingCellExitsOneNamesTheCellAndWritesItsErrorMap) {
   EXPECT_TRUE(fs::exists(path("maps") + "/" + cell + ".errmap.h5")) << out.out;
 }
 
+// --errmap-budget: the H200 recording of mutant 1 has 3 failing cells; with room for none, every
+// cell keeps its FAIL verdict, no map is written and the summary says how many were skipped.
+TEST_F(RunCli, TheErrorMapBudgetCapsTheMapsNotTheVerdicts) {
+  const std::string mutant = " --recording " + std::string(TC_SOURCE_DIR) +
+                             "/fixtures/recordings/h200-mut01-scales-in-scratch.h5 --errmaps " + path("maps");
+  const auto all = tilecheck("run" + mutant);
+  EXPECT_EQ(all.code, 1) << all.out << all.err;
+  EXPECT_NE(all.out.find("error maps: 3 written ("), std::string::npos) << all.out;
+  EXPECT_EQ(std::distance(fs::directory_iterator(path("maps")), {}), 3);
+  fs::remove_all(path("maps"));
+
+  const auto none = tilecheck("run --errmap-budget 0" + mutant);
+  EXPECT_EQ(none.code, 1) << none.out << none.err;
+  EXPECT_NE(none.out.find("0 pass, 3 fail"), std::string::npos) << none.out;
+  EXPECT_NE(none.out.find("error maps: 0 written (0.0 MB); 3 not written: the run's error-map budget was reached"),
+            std::string::npos)
+      << none.out;
+  EXPECT_NE(none.out.find("[no error map: over the budget]"), std::string::npos) << none.out;
+  EXPECT_FALSE(fs::exists(path("maps")) && !fs::is_empty(path("maps"))) << "no map written";
+
+  for (const char* bad : {"-1", "nan", "2e9"}) {
+    const auto r = tilecheck(std::string("run --errmap-budget ") + bad + mutant);
+    EXPECT_EQ(r.code, 2) << bad << ": " << r.out;
+    EXPECT_NE(r.err.find("errmap-budget"), std::string::npos) << bad << ": " << r.err;
+  }
+}
+
 TEST_F(RunCli, BadInputExitsTwoWithAReason) {
   write_recording(passing(), path("rec.h5"));
   auto r = tilecheck("run --recording " + path("rec.h5") + " --filter 'nothing-matches-this'");

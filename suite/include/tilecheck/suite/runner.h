@@ -12,6 +12,7 @@
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/golden.h"
 #include "tilecheck/suite/cells.h"
+#include "tilecheck/suite/errmap_budget.h"
 
 namespace tc {
 
@@ -32,15 +33,19 @@ struct CellOutcome {
   std::string tiers;             // "t0=pass t1=fail t2=n/a" (judged cells)
   std::vector<std::string> hints;  // hint kinds the comparator found (tc::name(HintKind))
   std::string error_map;         // written for failing cells when an error-map directory is set
+  std::uint64_t error_map_bytes = 0;
+  bool error_map_skipped = false;  // failing, but the run's error-map budget had no room for its map
   double seconds = 0;
 };
 
 // Judges one output of `cell` against fixture `f` (which must be the cell's case): the comparator's
 // verdicts, tiers, hints and worst values, and the error map of a failing cell written into
-// `error_map_dir` unless it is empty. Safe to call from several threads at once, given `hdf5`: the
-// HDF5 library is not thread-safe, and every thread that touches it must hold that mutex.
+// `error_map_dir` unless it is empty (and, given a `budget`, only if it has room for the map). Safe to
+// call from several threads at once, given `hdf5`: the HDF5 library is not thread-safe, and every
+// thread that touches it must hold that mutex.
 CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
-                       const std::string& error_map_dir, std::mutex* hdf5 = nullptr);
+                       const std::string& error_map_dir, std::mutex* hdf5 = nullptr,
+                       ErrorMapBudget* budget = nullptr);
 
 // The outcome of a run that left nothing to judge: HANG, FAULT, n/a (TC_ERR_UNSUPPORTED) or ERROR.
 CellOutcome unjudged_outcome(const Cell& cell, const KernelRun& r);

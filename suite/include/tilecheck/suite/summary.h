@@ -25,6 +25,7 @@ class Summary {
 
  private:
   void print_not_applicable(std::ostream& out) const;  // one line per distinct reason, with its count
+  void print_error_maps(std::ostream& out) const;      // how many written, their size, how many skipped
 
   std::vector<CellOutcome> outcomes_;
 };
