@@ -164,7 +164,18 @@ KernelRun DeviceCase::collect(const Launch& l, const RunResult& launched) {
 }
 
 KernelRun DeviceCase::run(const KernelPlugin& kernel, const Launch& l, Workspace& ws) {
-  return collect(l, launch(kernel, l, ws));
+  // A library that declares its numerics is asked first: a refusal or a bad declaration is the
+  // cell's outcome, and nothing is launched.
+  std::optional<KernelNumerics> declared;
+  if (kernel.declares_numerics()) {
+    KernelNumerics n;
+    const RunResult asked = kernel.numerics(problem(l, ws), n);
+    if (!asked.ok()) return collect(l, asked);
+    declared = n;
+  }
+  KernelRun out = collect(l, launch(kernel, l, ws));
+  out.declared = declared;
+  return out;
 }
 
 }  // namespace tc

@@ -1,5 +1,9 @@
 // Worker processes (tilecheck/suite/worker.h): the messages round-trip, and a worker that cannot
 // start or dies says why. Runs without a GPU; the GPU tests drive real runs through workers.
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -73,6 +77,36 @@ TEST(WorkerMessages, ResultRoundTrips) {
   ASSERT_EQ(got.guard.written.size(), 2u);
   EXPECT_EQ(got.guard.written[1].row, 2);
   EXPECT_EQ(got.guard.written[1].bits, 0x4321);
+}
+
+TEST(WorkerMessages, ADeclaredNumericsCrossesAndABadOneIsRefused) {
+  KernelRun r;
+  r.declared = KernelNumerics{{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale}, ScheduleKind::unknown, 64};
+  Message m = worker::encode_result(r);
+  Message back(m.bytes());
+  const KernelRun got = worker::decode_result(back);
+  ASSERT_TRUE(got.declared.has_value());
+  EXPECT_EQ(*got.declared, *r.declared);
+  Message none = worker::encode_result(KernelRun{});
+  Message none_back(none.bytes());
+  EXPECT_FALSE(worker::decode_result(none_back).declared.has_value());
+  // The schedule field is the fourth int32 after the presence byte at the end: make it 3.
+  std::vector<char> bytes = m.bytes();
+  const std::size_t schedule_at = bytes.size() - 2 * sizeof(std::int32_t);
+  const std::int32_t three = 3;
+  std::memcpy(bytes.data() + schedule_at, &three, sizeof three);
+  Message bad(bytes);
+  try {
+    worker::decode_result(bad);
+    ADD_FAILURE() << "decoded schedule=3";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("schedule=3"), std::string::npos) << e.what();
+  }
+  WorkerInfo info;
+  info.declares_numerics = true;
+  Message i = worker::encode_info(info);
+  Message i_back(i.bytes());
+  EXPECT_TRUE(worker::decode_info(i_back).declares_numerics);
 }
 
 TEST(WorkerMessages, ATruncatedMessageIsAnErrorNotAnOverread) {

@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "tilecheck/compare/compare.h"
@@ -32,6 +33,7 @@ struct CellOutcome {
   std::string tiers;             // "t0=pass t1=fail t2=n/a" (judged cells)
   std::vector<std::string> hints;  // hint kinds the comparator found (tc::name(HintKind))
   std::string error_map;         // written for failing cells when an error-map directory is set
+  std::string numerics;          // what the bounds assumed, name(KernelNumerics) (judged cells)
   double seconds = 0;
 };
 
@@ -39,8 +41,17 @@ struct CellOutcome {
 // verdicts, tiers, hints and worst values, and the error map of a failing cell written into
 // `error_map_dir` unless it is empty. Safe to call from several threads at once, given `hdf5`: the
 // HDF5 library is not thread-safe, and every thread that touches it must hold that mutex.
+CellOutcome judge_cell(const Fixture& f, const Cell& cell, const KernelNumerics& numerics, const HalfMatrix& C,
+                       const GuardBand& guard, const std::string& error_map_dir, std::mutex* hdf5 = nullptr);
+// The same under the cell's contract's numerics and Marlin's schedule (a library that declares nothing).
 CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
                        const std::string& error_map_dir, std::mutex* hdf5 = nullptr);
+
+// What a cell is judged under: the library's declaration for it, else its contract's numerics under
+// Marlin's schedule; `schedule` (tilecheck run|compare|tiles --schedule) overrides the schedule kind,
+// keeping the declared min_k_slice (16 when nothing was declared).
+KernelNumerics judged_numerics(const std::optional<KernelNumerics>& declared, Contract contract,
+                               std::optional<ScheduleKind> schedule = std::nullopt);
 
 // The outcome of a run that left nothing to judge: HANG, FAULT, n/a (TC_ERR_UNSUPPORTED) or ERROR.
 CellOutcome unjudged_outcome(const Cell& cell, const KernelRun& r);
