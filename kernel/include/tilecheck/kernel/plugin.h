@@ -121,7 +121,8 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_size(const tc_problem* problem, s
 TC_PLUGIN_EXPORT tc_status tc_plugin_run(const tc_problem* problem, char* message, size_t message_capacity);
 /* OPTIONAL. The numerics tc_plugin_run uses for this problem (sizes, group, contract, config, sms,
  * max_par are read; pointers are not): fills *numerics and returns TC_OK, or TC_ERR_UNSUPPORTED
- * (tilecheck reports the cell n/a) or another error with a message. Called before each run. */
+ * (tilecheck reports the cell n/a) or another error with a message. Called after each run that
+ * returned TC_OK, for the same problem. */
 TC_PLUGIN_EXPORT tc_status tc_plugin_numerics(const tc_problem* problem, tc_numerics* numerics, char* message,
                                               size_t message_capacity);
 

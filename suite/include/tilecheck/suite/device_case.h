@@ -80,7 +80,7 @@ class DeviceCase {
   RunResult launch(const KernelPlugin& kernel, const Launch& l, Workspace& ws);
   // Waits for l.stream, detects faults, reads back C and the guard band.
   KernelRun collect(const Launch& l, const RunResult& launched);
-  // launch + collect, asking a library that declares its numerics for them first (KernelRun::declared).
+  // launch + collect; a library that declares its numerics is then asked for them (KernelRun::declared).
   KernelRun run(const KernelPlugin& kernel, const Launch& l, Workspace& ws);
   void poison();
   void* output() const;  // device pointer of C (inside the guard rows)
