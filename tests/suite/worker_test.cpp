@@ -1,7 +1,6 @@
 // Worker processes (tilecheck/suite/worker.h): the messages round-trip, and a worker that cannot
 // start or dies says why. Runs without a GPU; the GPU tests drive real runs through workers.
 #include <cstdint>
-#include <cstring>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -90,12 +89,12 @@ TEST(WorkerMessages, ADeclaredNumericsCrossesAndABadOneIsRefused) {
   Message none = worker::encode_result(KernelRun{});
   Message none_back(none.bytes());
   EXPECT_FALSE(worker::decode_result(none_back).declared.has_value());
-  // The schedule field is the fourth int32 after the presence byte at the end: make it 3.
-  std::vector<char> bytes = m.bytes();
-  const std::size_t schedule_at = bytes.size() - 2 * sizeof(std::int32_t);
-  const std::int32_t three = 3;
-  std::memcpy(bytes.data() + schedule_at, &three, sizeof three);
+  // A declaration at the end of a result, as put_numerics writes it, with schedule 3.
+  std::vector<char> bytes = none.bytes();
+  bytes.pop_back();  // "no declaration"
   Message bad(bytes);
+  bad.put<std::uint8_t>(1);
+  for (std::int32_t field : {1, 2, 1, 3, 64}) bad.put<std::int32_t>(field);
   try {
     worker::decode_result(bad);
     ADD_FAILURE() << "decoded schedule=3";
