@@ -59,6 +59,10 @@ Expectation SuiteRunner::expectation(const Cell& cell) {
   return cell_expectation(fixture(cell.case_id), cell, contract_default(cell.contract));
 }
 
+Expectation SuiteRunner::expectation(const Cell& cell, const KernelNumerics& numerics) {
+  return cell_expectation(fixture(cell.case_id), cell, numerics);
+}
+
 KernelRun SuiteRunner::execute(const Cell& cell) {
   if (kernel_ == nullptr) throw Error(cat("no kernel library to run cell ", cell.name()));
   const Fixture& f = fixture(cell.case_id);

@@ -188,6 +188,9 @@ TEST(SuiteRunner, WithoutAKernelItLoadsFixturesAndBuildsExpectationsButRunsNothi
   EXPECT_EQ(kept->spec.id, kCase) << "a shared fixture outlives the switch to the next case";
 
   const Cell cell = cell_of(*kept, 5);
+  KernelNumerics unknown = contract_default(cell.contract);
+  unknown.schedule = ScheduleKind::unknown;
+  EXPECT_EQ(runner.expectation(cell, unknown).max_slices, max_slices_for(kept->spec.shape.K));
   const Expectation e = runner.expectation(cell);
   EXPECT_EQ(e.info.case_id, kCase);
   EXPECT_EQ(e.contract, Contract::marlin);

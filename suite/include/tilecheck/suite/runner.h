@@ -66,6 +66,8 @@ class SuiteRunner {
   // The same fixture, kept alive for work that outlives the runner's switch to the next case.
   std::shared_ptr<const Fixture> shared_fixture(const std::string& case_id);
   Expectation expectation(const Cell& cell);           // the case under the cell's schedule
+  // ... and under the numerics a library declared for it (judged_numerics)
+  Expectation expectation(const Cell& cell, const KernelNumerics& numerics);
   KernelRun execute(const Cell& cell);                 // the kernel's output for the cell
 
  private:
