@@ -4,7 +4,7 @@
 // bitwise equal (T3). Exit code 0: every tier passed; 1: mismatch; 2: bad input (main.cpp prints
 // the reason).
 //   tilecheck compare --fixture F --output O.h5 [--output O2.h5 ...] [--tile NxK] [--m-blocks B]
-//                     [--sms S] [--contract marlin|fp32] [--report R.h5]
+//                     [--sms S] [--contract marlin|fp32] [--schedule model|unknown] [--report R.h5]
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -31,6 +31,7 @@ struct Options {
   int m_blocks = 0;  // 0: the kernel's default choice
   int sms = 1;
   std::string contract;  // empty: the fixture's
+  std::string schedule = "model";  // or unknown: bounds for any split of K (k-slices of 16 rows or more)
   std::string report;
   std::string report_elements = "failing";  // failing | all
   DataOptions data;
@@ -75,7 +76,10 @@ int run(const Options& o) {
   const HalfMatrix& got = outputs.front();
   require(o.sms >= 1, "--sms ", o.sms, " must be at least 1");
   const Contract contract = o.contract.empty() ? f.spec.contract : parse_contract(o.contract);
-  const Expectation e = make_expectation(f, contract, make_schedule(shape, config_for(shape, o), o.sms), o.fixture);
+  KernelNumerics numerics = contract_default(contract);
+  numerics.schedule = parse_schedule_kind(o.schedule);
+  const Expectation e =
+      make_expectation(f, contract, numerics, make_schedule(shape, config_for(shape, o), o.sms), o.fixture);
   const Comparison c = compare(e, got);
   ReportOptions report_options;
   if (!o.report.empty()) {
@@ -109,6 +113,11 @@ Command add_compare(CLI::App& parent) {
                                    "sums the marlin contract allows for")
       ->capture_default_str();
   app->add_option("--contract", o->contract, "Numerics contract, marlin or fp32 (default: the fixture's)");
+  app->add_option("--schedule", o->schedule,
+                  "Bounds for Marlin's striped schedule (model, with --tile, --m-blocks and --sms) or for any split of "
+                  "K into k-slices of 16 rows or more, in any order (unknown)")
+      ->check(CLI::IsMember({"model", "unknown"}))
+      ->capture_default_str();
   app->add_option("--report", o->report, "Write the error map (HDF5, docs/errormap-schema.md) here");
   app->add_option("--report-elements", o->report_elements, "Elements the error map keeps values for: 'failing' (the failing tiles) or 'all' (every "
                   "tile, as the numerics notebook wants)")

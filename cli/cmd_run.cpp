@@ -8,7 +8,9 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
+#include <optional>
 #include <regex>
 #include <string>
 #include <thread>
@@ -46,6 +48,7 @@ struct RunOptions {
   std::string devices = "0";     // CUDA ordinals "0,1", or "all"
   double cell_timeout = 0;       // seconds from launch to result; 0: from the problem's size
   int fault_limit = 3;           // consecutive faults of a configuration before its cells are skipped
+  std::string schedule;          // model | unknown; empty: what the library declares (model if nothing)
 };
 
 // One progress line every few seconds, so long runs show they are alive (from any thread).
@@ -69,8 +72,23 @@ class Progress {
   bool ended_ = false;  // the 100 % line is printed once
 };
 
-int finish(const Summary& summary, const RunOptions& o) {
+// --schedule: the judging override of the schedule the bounds assume.
+std::optional<ScheduleKind> schedule_override(const RunOptions& o) {
+  if (o.schedule.empty()) return std::nullopt;
+  return parse_schedule_kind(o.schedule);
+}
+
+// The numerics the cells were judged under, with how many cells each.
+void print_judged_numerics(const std::vector<CellOutcome>& outcomes) {
+  std::map<std::string, int> cells;
+  for (const CellOutcome& o : outcomes)
+    if (!o.numerics.empty()) ++cells[o.numerics];
+  for (const auto& [numerics, count] : cells) std::cout << "bounds: " << numerics << ": " << count << " cells\n";
+}
+
+int finish(const Summary& summary, const std::vector<CellOutcome>& outcomes, const RunOptions& o) {
   summary.print(std::cout);
+  print_judged_numerics(outcomes);
   if (!o.json.empty()) {
     summary.write_json(o.json);
     std::cout << "cells written to " << o.json << "\n";
@@ -104,15 +122,17 @@ int judge_recording(const std::string& path, const std::regex& filter, const Run
   Progress progress(chosen.size());
   for (const RecordedCell* r : chosen) {
     const std::shared_ptr<const Fixture> f = fixture_for(runner, r->cell.case_id, hdf5);
-    pool.submit(r->cell, [f, r, &o, &hdf5, &budget] {
-      return judge_cell(*f, r->cell, r->C, r->guard, o.error_maps, &hdf5, &budget);
+    const KernelNumerics numerics = judged_numerics(r->declared, r->cell.contract, schedule_override(o));
+    pool.submit(r->cell, [f, r, numerics, &o, &hdf5, &budget] {
+      return judge_cell(*f, r->cell, numerics, r->C, r->guard, o.error_maps, &hdf5, &budget);
     });
     progress.step(pool.completed(), r->cell);
   }
   Summary summary;
-  for (const CellOutcome& outcome : pool.finish()) summary.add(outcome);
+  const std::vector<CellOutcome> outcomes = pool.finish();
+  for (const CellOutcome& outcome : outcomes) summary.add(outcome);
   progress.step(chosen.size(), chosen.back()->cell);
-  return finish(summary, o);
+  return finish(summary, outcomes, o);
 }
 
 // The matrix for this kernel library on this device, narrowed by --reduced, --committed and --filter.
@@ -146,7 +166,8 @@ CellOutcome live_outcome(const Fixture& f, const Cell& cell, const KernelRun& r,
   const auto judged = std::chrono::steady_clock::now();
   CellOutcome outcome;
   if (judgeable(r)) {
-    outcome = judge_cell(f, cell, r.C, r.guard, o.error_maps, &hdf5, &budget);
+    outcome = judge_cell(f, cell, judged_numerics(r.declared, cell.contract, schedule_override(o)), r.C, r.guard,
+                         o.error_maps, &hdf5, &budget);
   } else {
     outcome = unjudged_outcome(cell, r);
     outcome.family = case_family(f.spec);
@@ -207,7 +228,10 @@ int run_live(const std::regex& filter, const RunOptions& o) {
   ErrorMapBudget budget(budget_bytes(o));
   std::cout << "tilecheck run: " << kernel.kernel_name << " (" << kernel.variant << ") from " << w.kernel << "\n  on "
             << kernel.device << " x " << workers.slots() << " (worker processes); " << cells.size()
-            << " cells, judged on " << pool.threads() << " threads\n";
+            << " cells, judged on " << pool.threads() << " threads\n  numerics: "
+            << (kernel.declares_numerics ? "declared by the library per problem (tc_plugin_numerics)"
+                                         : "not declared: each case's contract, Marlin's striped schedule")
+            << (o.schedule.empty() ? "" : "; judged with --schedule " + o.schedule) << "\n";
   Recording recording;
   std::mutex recording_mutex;
   Progress progress(cells.size());
@@ -224,7 +248,7 @@ int run_live(const std::regex& filter, const RunOptions& o) {
         auto run = std::make_shared<const CellRun>(workers.run(slot, cell, *f));
         if (!o.record.empty() && run->run.status.ok()) {
           std::lock_guard<std::mutex> lock(recording_mutex);
-          recording.cells.push_back({cell, run->run.C, run->run.guard});
+          recording.cells.push_back({cell, run->run.C, run->run.guard, run->run.declared});
         }
         pool.submit(cell, [f, run, &cell, &o, &hdf5, &budget] {
           return live_outcome(*f, cell, run->run, run->seconds, o, hdf5, budget);
@@ -253,7 +277,7 @@ int run_live(const std::regex& filter, const RunOptions& o) {
     write_recording(recording, o.record);
     std::cout << "recorded " << recording.cells.size() << " outputs to " << o.record << "\n";
   }
-  return finish(summary, o);
+  return finish(summary, outcomes, o);
 }
 
 }  // namespace
@@ -292,6 +316,11 @@ Command add_run(CLI::App& parent) {
                   "at 0.1 TFLOP/s)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
+  app->add_option("--schedule", o->schedule,
+                  "Judge with the bounds of this schedule: model (Marlin's striped split) or unknown (any split of K "
+                  "into k-slices of at least the declared depth, else 16 rows) (default: what the library declares, "
+                  "model if nothing)")
+      ->check(CLI::IsMember({"model", "unknown"}));
   app->add_option("--fault-limit", o->fault_limit,
                   "Consecutive FAULT/HANG cells of one configuration after which its other cells are not run")
       ->check(CLI::Range(1, 1000000))

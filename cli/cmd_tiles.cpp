@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "commands.h"
@@ -48,6 +49,7 @@ struct TilesOptions {
   std::string dump_kernel; // empty: default_dump_kernel_library()
   DataOptions data;
   double cell_timeout = 0;  // live runs: seconds from launch to result (0: from the problem's size)
+  std::string schedule;     // model | unknown; empty: what the library declared (model if nothing)
 };
 
 std::pair<int, int> parse_tile(const std::string& text) {
@@ -58,10 +60,10 @@ std::pair<int, int> parse_tile(const std::string& text) {
   return {r, c};
 }
 
-HalfMatrix recorded_output(const std::string& path, const Cell& want) {
+RecordedCell recorded_cell(const std::string& path, const Cell& want) {
   const Recording r = read_recording(path);
   for (const RecordedCell& c : r.cells)
-    if (c.cell.case_id == want.case_id && c.cell.config == want.config && c.cell.sms == want.sms) return c.C;
+    if (c.cell.case_id == want.case_id && c.cell.config == want.config && c.cell.sms == want.sms) return c;
   throw Error(cat(path, " has no cell for case ", want.case_id, ", config ", name(want.config), ", sms ", want.sms,
                   " (", r.cells.size(), " cells recorded)"));
 }
@@ -201,13 +203,14 @@ int run_tiles(const TilesOptions& o) {
   cell.contract = o.contract.empty() ? f.spec.contract : parse_contract(o.contract);
   validate_config(cell.config, f.spec.shape);
 
-  const Expectation e =
-      make_expectation(f, cell.contract, make_schedule(f.spec.shape, cell.config, cell.sms), o.case_id);
   HalfMatrix C;
+  std::optional<KernelNumerics> declared;  // by the library, live or recorded
   if (!o.output.empty()) {
     C = h5::read_half_matrix(h5::File::open(o.output), "C", f.spec.shape.M, f.spec.shape.N);
   } else if (!o.recording.empty()) {
-    C = recorded_output(o.recording, cell);
+    RecordedCell recorded = recorded_cell(o.recording, cell);
+    C = std::move(recorded.C);
+    declared = recorded.declared;
   } else {
     // A fault, crash or hang ends only the worker, and is the cell's verdict (exit 1); a cell the
     // library does not implement is bad input (exit 2).
@@ -220,7 +223,12 @@ int run_tiles(const TilesOptions& o) {
       return 1;
     }
     C = std::move(r.C);
+    declared = r.declared;
   }
+  const std::optional<ScheduleKind> schedule =
+      o.schedule.empty() ? std::nullopt : std::optional<ScheduleKind>(parse_schedule_kind(o.schedule));
+  const Expectation e = make_expectation(f, cell.contract, judged_numerics(declared, cell.contract, schedule),
+                                         make_schedule(f.spec.shape, cell.config, cell.sms), o.case_id);
   const Comparison c = compare(e, C);
   ReportOptions options;
   if (!o.report.empty()) {
@@ -268,6 +276,11 @@ Command add_tiles(CLI::App& parent) {
                   "tile, as the numerics notebook wants)")
       ->check(CLI::IsMember({"failing", "all"}))
       ->capture_default_str();
+  app->add_option("--schedule", o->schedule,
+                  "Judge with the bounds of this schedule: model (Marlin's striped split) or unknown (any split of K "
+                  "into k-slices of at least the declared depth, else 16 rows) (default: what the library declares, "
+                  "model if nothing)")
+      ->check(CLI::IsMember({"model", "unknown"}));
   app->add_flag("--bisect", o->bisect, "K-bisection of the tile: run the dump variant of the kernel (GPU) and report "
                                        "the first k-tile, slice or reduction step that departs from the reference");
   app->add_option("--dump-kernel", o->dump_kernel, "The dump variant for --bisect")

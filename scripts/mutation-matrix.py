@@ -2,7 +2,8 @@
 """The mutation kill matrix: every mutant kernel (kernel/src/variants.h) against the suite's
 detectors, and the clean kernel against the same detectors, in one run on a GPU machine.
 
-    scripts/mutation-matrix.py --build build/gpu [--mutants 1,2,...] [--jobs 4] [--out docs/results/mutation.md]
+    scripts/mutation-matrix.py --build build/gpu [--mutants 1,2,...] [--jobs 4] [--schedule unknown]
+                               [--detectors matrix,...] [--out docs/results/mutation.md]
 
 Build the mutants first: cmake --preset gpu -DTC_MUTANT_LIST="1;2;...;15" && cmake --build --preset gpu;
 the determinism detector needs the large fixtures: tilecheck golden regenerate --all (or its cases).
@@ -10,7 +11,9 @@ Detectors, per kernel library:
   matrix       tilecheck run --committed over a subset of the matrix (--filter): per cell the
                comparator's verdicts: bound (T1), exact (T0 on exact cases), nonfinite,
                unwritten (poison survived), guard (a write outside C), fault, error (e.g. the host
-               API refusing a workspace a previous launch left dirty)
+               API refusing a workspace a previous launch left dirty); --schedule passes
+               `tilecheck run --schedule model|unknown` on, so that the kill matrix can be judged
+               with the bounds for an unknown schedule (docs/numerics.md)
   determinism  kernel_gpu_tests --gtest_filter=Cases/Determinism.* (20 repeats bitwise equal)
   racecheck    tests/sanitizer/run_sanitizer.py --tool racecheck over the reduced matrix
   memcheck     the same with --tool memcheck
@@ -52,6 +55,7 @@ MUTANTS: Dict[int, tuple] = {
     14: ("fp16-partials", "fp16 partial sums under the fp32 contract", {"multi_slice", "not_exact", "low_precision"}, {"multi_slice"}),
     15: ("wrong-column-permutation", "per-column scales read with the grouped permutation", {"column_half", "scale_ratio"}, {"whole_tiles", "column_half"}),
 }
+DETECTORS = ["matrix", "determinism", "racecheck", "memcheck"]
 DEFAULT_FILTER = r"_(m1n8k8|m2n16k4|m4n16k4)g[a-z0-9]+_[a-z0-9]+_[a-z0-9]+_sms(1|3|7|132)$"
 
 
@@ -78,11 +82,13 @@ def run(command: List[str], env: Optional[dict], timeout: float) -> tuple:
         return None, out, time.monotonic() - start
 
 
-def matrix(result: Result, build: str, library: str, cell_filter: str, timeout: float) -> None:
+def matrix(result: Result, build: str, library: str, cell_filter: str, timeout: float, schedule: str = "") -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cells_json = os.path.join(tmp, "cells.json")
+        judging = ["--schedule", schedule] if schedule else []
         code, out, seconds = run([os.path.join(build, "cli", "tilecheck"), "run", "--kernel", library, "--committed",
-                                  "--filter", cell_filter, "--errmaps", "", "--json", cells_json], None, timeout)
+                                  "--filter", cell_filter, "--errmaps", "", "--json", cells_json] + judging, None,
+                                 timeout)
         result.seconds["matrix"] = seconds
         if code is None:
             result.alarms["hang"] = 1
@@ -130,10 +136,13 @@ def sanitizer(result: Result, build: str, library: str, tool: str, timeout: floa
 def evaluate(name: str, build: str, library: str, args) -> Result:
     r = Result(name)
     print(f"== {name}: {library}", flush=True)
-    matrix(r, build, library, args.filter, args.timeout)
-    determinism(r, build, library, args.timeout)
+    if "matrix" in args.detectors:
+        matrix(r, build, library, args.filter, args.timeout, args.schedule)
+    if "determinism" in args.detectors:
+        determinism(r, build, library, args.timeout)
     for tool in ("racecheck", "memcheck"):
-        sanitizer(r, build, library, tool, args.timeout)
+        if tool in args.detectors:
+            sanitizer(r, build, library, tool, args.timeout)
     print(f"== {name}: alarms {r.alarms}  hints {sorted(r.hints)}  {sum(r.seconds.values()):.0f} s", flush=True)
     return r
 
@@ -152,7 +161,11 @@ def markdown(clean: Result, mutants: List[tuple], args) -> str:
     detectors = ["bound", "exact", "stats", "nonfinite", "unwritten", "guard", "fault", "error", "hang", "crash",
                  "determinism", "racecheck", "memcheck"]
     lines = ["# Mutation kill matrix", "",
-             f"`scripts/mutation-matrix.py --build {args.build}`; matrix subset `--filter '{args.filter}'` over the "
+             f"`scripts/mutation-matrix.py --build {args.build}`"
+             + (f" `--schedule {args.schedule}`" if getattr(args, "schedule", "") else "")
+             + (f" `--detectors {','.join(args.detectors)}`" if getattr(args, "detectors", DETECTORS) != DETECTORS
+                else "")
+             + f"; matrix subset `--filter '{args.filter}'` over the "
              "committed cases. A cell of the table counts the matrix cells (or 1 for a failed test) that raised that "
              "alarm. `cause` and `tiles` say whether the comparator's hints named the mutant's cause and the tiles it "
              "breaks (`-`: no wrong output for a hint to explain, or no hint expected).", "",
@@ -178,8 +191,16 @@ def main() -> int:
     parser.add_argument("--filter", default=DEFAULT_FILTER, help="tilecheck run --filter for the matrix detector")
     parser.add_argument("--timeout", type=float, default=240, help="seconds per detector run")
     parser.add_argument("--jobs", type=int, default=1, help="kernels evaluated at once (each detector is its own process)")
+    parser.add_argument("--schedule", default="", choices=["", "model", "unknown"],
+                        help="tilecheck run --schedule for the matrix detector: judge with the bounds of Marlin's "
+                             "schedule or of any split of K (default: what the library declares)")
+    parser.add_argument("--detectors", default=",".join(DETECTORS),
+                        help="comma-separated detectors to run (default: all)")
     parser.add_argument("--out", default="", help="write the markdown table here (default: print it)")
     args = parser.parse_args()
+    args.detectors = [d for d in args.detectors.split(",") if d]
+    if not args.detectors or any(d not in DETECTORS for d in args.detectors):
+        parser.error(f"--detectors '{','.join(args.detectors)}': expected a comma-separated subset of {DETECTORS}")
     try:
         numbers = [int(x) for x in args.mutants.split(",") if x]
     except ValueError:

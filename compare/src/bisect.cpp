@@ -75,15 +75,15 @@ std::optional<Departure> k_tile_departure(const TileInfo& t, const AccumulatorDu
   return std::nullopt;
 }
 
-// The allowance of the running sum after reduction step j, whose sum S covers k >= k0: under the
-// marlin contract each partial stored before it (magnitudes stored_S) was rounded to fp16.
-F64Matrix step_allowance(Contract contract, const F64Matrix& S, int products, int j,
+// The allowance of the running sum after reduction step j, whose sum S covers k >= k0: with fp16
+// partials each partial stored before it (magnitudes stored_S) was rounded to fp16.
+F64Matrix step_allowance(Partials partials, const F64Matrix& S, int products, int j,
                          const std::vector<F64Matrix>& stored_S) {
   F64Matrix allowed(S.rows(), S.cols());
   for (Eigen::Index r = 0; r < S.rows(); ++r) {
     for (Eigen::Index c = 0; c < S.cols(); ++c) {
       std::vector<double> partial_S;
-      if (contract == Contract::marlin)
+      if (partials == Partials::fp16)
         for (const F64Matrix& p : stored_S) partial_S.push_back(p(r, c));
       allowed(r, c) = error_bound(S(r, c), products, kWarpRowAdds + j, partial_S);
     }
@@ -101,7 +101,7 @@ std::optional<Departure> reduction_departure(const Expectation& e, const TileInf
     const int k0 = s.k_tile_begin * in.tile_k;
     const F64Matrix want = in.a.middleCols(k0, K - k0) * in.w.middleRows(k0, K - k0);
     const F64Matrix S = in.a_abs.middleCols(k0, K - k0) * in.w_abs.middleRows(k0, K - k0);
-    const F64Matrix allowed = step_allowance(e.contract, S, K - k0, j, stored_S);
+    const F64Matrix allowed = step_allowance(e.numerics.numerics.partials, S, K - k0, j, stored_S);
     stored_S.push_back(S);
     if (dump.after_step[j].size() == 0) continue;
     const Worst worst = worst_in_tile(t, dump.after_step[j], want, allowed);

@@ -57,6 +57,9 @@ void write_root(const h5::File& f, const Expectation& e, const Comparison& c, co
   h5::write_int_attribute(f, "K", s.K);
   h5::write_int_attribute(f, "group_size", s.group);
   h5::write_string_attribute(f, "contract", std::string(name(e.contract)));
+  h5::write_string_attribute(f, "numerics", name(e.numerics.numerics));
+  h5::write_string_attribute(f, "schedule_bounds", std::string(name(e.numerics.schedule)));
+  h5::write_int_attribute(f, "max_slices", e.max_slices);
   h5::write_string_attribute(f, "config", name(e.schedule.config));
   h5::write_int_attribute(f, "sms", e.schedule.sms);
   h5::write_int_attribute(f, "max_par", e.schedule.max_par);

@@ -7,8 +7,8 @@
 
 namespace tc {
 
-Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract, ReferenceOutput ref,
-                             Schedule schedule, CaseInfo info) {
+Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract, const KernelNumerics& numerics,
+                             ReferenceOutput ref, Schedule schedule, CaseInfo info) {
   const Shape& s = schedule.shape;
   validate_weights(w);
   require(A.rows() == s.M && A.cols() == s.K, "A is (", A.rows(), ", ", A.cols(), ") but the schedule is for M=",
@@ -25,13 +25,25 @@ Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract
   Expectation e;
   e.info = std::move(info);
   e.contract = contract;
-  e.bounds = output_bounds(A, w, ref.y_exact, ref.S, contract, schedule);
+  e.numerics = numerics;
+  if (numerics.schedule == ScheduleKind::model) {
+    e.bounds = output_bounds(A, w, ref.y_exact, ref.S, numerics.numerics, schedule);
+  } else {
+    e.max_slices = max_slices_for(s.K, numerics.min_k_slice);
+    e.bounds = output_bounds_any_schedule(ref.y_exact, ref.S, w.scales, numerics.numerics, s, e.max_slices);
+  }
   e.grid = tile_grid(schedule);
   e.schedule = std::move(schedule);
   e.A = std::move(A);
   e.w = std::move(w);
   e.ref = std::move(ref);
   return e;
+}
+
+Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract, ReferenceOutput ref,
+                             Schedule schedule, CaseInfo info) {
+  return make_expectation(std::move(A), std::move(w), contract, contract_default(contract), std::move(ref),
+                          std::move(schedule), std::move(info));
 }
 
 Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract, Schedule schedule,
@@ -59,6 +71,27 @@ Expectation make_expectation(const Fixture& f, Schedule schedule, const std::str
 Expectation make_expectation(const Fixture& f, Contract contract, Schedule schedule, const std::string& source) {
   if (contract == f.spec.contract) return make_expectation(f, std::move(schedule), source);
   return make_expectation(f.A, f.weights, contract, std::move(schedule), case_info(f, source));
+}
+
+Expectation make_expectation(const Fixture& f, Contract contract, const KernelNumerics& numerics, Schedule schedule,
+                             const std::string& source) {
+  if (numerics.schedule == ScheduleKind::model && numerics.numerics == contract_numerics(contract)) {
+    Expectation e = make_expectation(f, contract, std::move(schedule), source);  // as without a declaration
+    e.numerics = numerics;
+    return e;
+  }
+  require(schedule.shape.M == f.spec.shape.M && schedule.shape.N == f.spec.shape.N &&
+              schedule.shape.K == f.spec.shape.K && schedule.shape.group == f.spec.shape.group,
+          "the schedule's shape (M=", schedule.shape.M, " N=", schedule.shape.N, " K=", schedule.shape.K, " group=",
+          schedule.shape.group, ") is not fixture ", f.spec.id, "'s");
+  // The expected output depends only on the epilogue, and only for per-column scales.
+  const Contract reference = epilogue_contract(numerics.numerics.epilogue);
+  ReferenceOutput ref = reference == f.spec.contract || !is_per_column(f.spec.shape.group)
+                            ? f.ref
+                            : reference_gemm(f.A, f.weights, reference, default_path(f.spec.shape.M, f.spec.shape.N,
+                                                                                     f.spec.shape.K));
+  return make_expectation(f.A, f.weights, contract, numerics, std::move(ref), std::move(schedule),
+                          case_info(f, source));
 }
 
 }  // namespace tc

@@ -88,7 +88,7 @@ void for_each_drop(const DropHypotheses& h, const TileInfo& tile, const std::vec
 // How far the accumulator implied by got may be from y* minus the dropped sum.
 double drop_tolerance(const Expectation& e, const InputSample& sample, const TileInfo& tile, int kb) {
   double tol = 2 * sample.rounding + 0x1p-16 * e.ref.S(sample.i, sample.j);
-  if (e.contract != Contract::marlin) return tol;
+  if (e.numerics.numerics.partials != Partials::fp16) return tol;
   // Each fp16 partial sum rounds once: the sum of the chunks from its slice's start to K.
   const int chunks = static_cast<int>(sample.chunks.size());
   double suffix = 0;

@@ -23,9 +23,9 @@ void nonfinite(const Expectation& e, const Comparison& c, const std::vector<Elem
   std::string why = "an uninitialised or poisoned shared-memory read (a missing cp.async wait or barrier), an "
                     "fp16 partial sum that overflowed, or a non-finite input reaching the wrong element";
   if (overflow > 0 && overflow == inf && nan == 0)
-    why = is_per_column(e.w.group) && e.contract == Contract::fp32
+    why = is_per_column(e.w.group) && e.numerics.numerics.epilogue == Epilogue::scale_then_round
               ? "the unscaled sum exceeds 65504: the kernel rounds to fp16 before applying the per-column scale "
-                "(the marlin epilogue) while the contract is fp32"
+                "(the marlin epilogue) while the numerics judged scale first"
               : "the unscaled sum exceeds 65504 before scaling";
   out.push_back({HintKind::nonfinite, cat(nan, " NaN and ", inf, " Inf where the reference is finite, first at (",
                                           first->first, ", ", first->second, ") -> ", why)});

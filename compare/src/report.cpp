@@ -141,6 +141,13 @@ std::string report(const Expectation& e, const Comparison& c, const ReportOption
               static_cast<unsigned long long>(e.info.seed), sh.M, sh.N, sh.K, sh.group,
               std::string(name(e.contract)).c_str(), name(e.schedule.config).c_str(), e.schedule.sms, e.grid.rows,
               e.grid.cols);
+  if (e.numerics.schedule == ScheduleKind::unknown || e.numerics.numerics != contract_numerics(e.contract)) {
+    s += "numerics " + name(e.numerics.numerics);
+    s += e.numerics.schedule == ScheduleKind::unknown
+             ? format(" | bounds for an unknown schedule: any split of K into at most %d slices (k-slices >= %d)\n",
+                      e.max_slices, e.numerics.min_k_slice)
+             : std::string(" | Marlin's striped schedule\n");
+  }
   s += tier("T0 exact", c.t0) + " | " + tier("T1 bound", c.t1) + " | " + tier("T2 statistics", c.t2) + "\n";
   if (!options.error_map.empty()) s += "error map: " + options.error_map + "\n";
   if (!c.worst.empty()) {

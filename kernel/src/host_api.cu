@@ -243,6 +243,20 @@ tc_status tc_plugin_run(const tc_problem* problem, char* message, size_t message
   return tc::kernel::run_debug(problem, {}, message, message_capacity);
 }
 
+// Exactly the contract asked for, on Marlin's striped schedule; a block's slice holds whole k-tiles
+// of the configuration it runs.
+tc_status tc_plugin_numerics(const tc_problem* problem, tc_numerics* numerics, char* message,
+                             size_t message_capacity) {
+  return tc::kernel::guarded(message, message_capacity, [&] {
+    if (numerics == nullptr) tc::kernel::fail(TC_ERR_INVALID_ARGUMENT, "numerics is NULL");
+    const tc::kernel::Resolved r = tc::kernel::resolve(problem);
+    const bool marlin = problem->contract == TC_CONTRACT_MARLIN;
+    *numerics = {TC_ACCUMULATOR_FP32, marlin ? TC_PARTIALS_FP16 : TC_PARTIALS_FP32,
+                 marlin ? TC_EPILOGUE_ROUND_THEN_SCALE : TC_EPILOGUE_SCALE_THEN_ROUND, TC_SCHEDULE_MARLIN_STRIPED,
+                 r.config.tile_k()};
+  });
+}
+
 tc_status tc_kernel_run_traced(const tc_problem* problem, int* trace, int trace_capacity, char* message,
                                size_t message_capacity) {
   tc::kernel::Debug debug;

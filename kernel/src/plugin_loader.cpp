@@ -17,6 +17,35 @@ Fn symbol(void* handle, const char* name, const std::string& path, bool required
 
 constexpr size_t kMessageCapacity = 1024;
 
+// A declared enum field: 1 + the index of its C++ value, as plugin.h numbers them.
+static_assert(TC_ACCUMULATOR_FP16 == 1 + static_cast<int>(Accumulator::fp16) &&
+              TC_PARTIALS_FP32 == 1 + static_cast<int>(Partials::fp32) &&
+              TC_EPILOGUE_SCALE_THEN_ROUND == 1 + static_cast<int>(Epilogue::scale_then_round) &&
+              TC_SCHEDULE_UNKNOWN == 1 + static_cast<int>(ScheduleKind::unknown));
+template <typename Enum>
+bool declared_enum(int value, int count, Enum& out) {
+  if (value < 1 || value > count) return false;
+  out = static_cast<Enum>(value - 1);
+  return true;
+}
+
+// tc_numerics -> KernelNumerics, or the first field that is not a declaration.
+std::string decode(const tc_numerics& n, KernelNumerics& out) {
+  if (!declared_enum(n.accumulator, 2, out.numerics.accumulator))
+    return cat("accumulator=", n.accumulator, " (expected TC_ACCUMULATOR_FP32=1 or TC_ACCUMULATOR_FP16=2)");
+  if (!declared_enum(n.partials, 2, out.numerics.partials))
+    return cat("partials=", n.partials, " (expected TC_PARTIALS_FP16=1 or TC_PARTIALS_FP32=2)");
+  if (!declared_enum(n.epilogue, 2, out.numerics.epilogue))
+    return cat("epilogue=", n.epilogue,
+               " (expected TC_EPILOGUE_ROUND_THEN_SCALE=1 or TC_EPILOGUE_SCALE_THEN_ROUND=2)");
+  if (!declared_enum(n.schedule, 2, out.schedule))
+    return cat("schedule=", n.schedule, " (expected TC_SCHEDULE_MARLIN_STRIPED=1 or TC_SCHEDULE_UNKNOWN=2)");
+  if (n.min_k_slice < 0 || n.min_k_slice % 16 != 0)
+    return cat("min_k_slice=", n.min_k_slice, " (expected a multiple of 16 rows, or 0 when not known)");
+  out.min_k_slice = n.min_k_slice == 0 ? 16 : n.min_k_slice;
+  return {};
+}
+
 }  // namespace
 
 const char* status_name(tc_status s) {
@@ -42,6 +71,7 @@ KernelPlugin KernelPlugin::load(const std::string& path) {
           TC_PLUGIN_ABI_VERSION);
   k.workspace_size_ = symbol<decltype(k.workspace_size_)>(k.handle_, "tc_plugin_workspace_size", path, true);
   k.run_ = symbol<decltype(k.run_)>(k.handle_, "tc_plugin_run", path, true);
+  k.numerics_ = symbol<decltype(k.numerics_)>(k.handle_, "tc_plugin_numerics", path, false);
   k.traced_ = symbol<tc_kernel_run_traced_fn>(k.handle_, "tc_kernel_run_traced", path, false);
   k.dump_ = symbol<tc_kernel_run_dump_fn>(k.handle_, "tc_kernel_run_dump", path, false);
   return k;
@@ -66,6 +96,19 @@ RunResult KernelPlugin::run(const tc_problem& problem) const {
   char message[kMessageCapacity] = {0};
   const tc_status s = run_(&problem, message, sizeof message);
   return {s, message};
+}
+
+RunResult KernelPlugin::numerics(const tc_problem& problem, KernelNumerics& out) const {
+  require(numerics_ != nullptr, "kernel library ", path_, " does not export tc_plugin_numerics");
+  char message[kMessageCapacity] = {0};
+  tc_numerics declared{};
+  const tc_status s = numerics_(&problem, &declared, message, sizeof message);
+  if (s != TC_OK) return {s, cat("tc_plugin_numerics: ", message)};
+  const std::string bad = decode(declared, out);
+  if (!bad.empty())
+    return {TC_ERR_INVALID_ARGUMENT, cat("kernel library ", path_, " declares ", bad, " for M=", problem.M, " N=",
+                                         problem.N, " K=", problem.K, " group=", problem.group)};
+  return {};
 }
 
 RunResult KernelPlugin::run_traced(const tc_problem& problem, int* trace, int capacity) const {

@@ -11,6 +11,9 @@
 //   - m_blocks follows from M (upstream cuts M into 64-row chunks itself), so a forced
 //     configuration must name the m_blocks of the problem's first chunk, min(4, ceil(M / 16)),
 //     and every chunk of the problem (the tail too) must land on an instantiation.
+// Its numerics (tc_plugin_numerics): fp32 MMA accumulators, partial sums between thread blocks
+// stored as fp16 in C (global_reduce), per-column scales applied after rounding to fp16
+// (write_result), and the striped split of K over the grid that tilecheck's schedule model follows.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -141,6 +144,17 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_run(const tc_problem* p, char* message, siz
     return fail(TC_ERR_UNSUPPORTED, message, capacity, "marlin_cuda returned %d", ret);
   const cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess) return fail(TC_ERR_CUDA, message, capacity, "launch: %s", cudaGetErrorString(e));
+  return TC_OK;
+}
+
+TC_PLUGIN_EXPORT tc_status tc_plugin_numerics(const tc_problem* p, tc_numerics* numerics, char* message,
+                                              size_t capacity) {
+  if (p == nullptr || numerics == nullptr)
+    return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "%s", "null argument");
+  int thread_n = 0, thread_k = 0;
+  const tc_status checked = check(*p, thread_n, thread_k, message, capacity);
+  if (checked != TC_OK) return checked;
+  *numerics = {TC_ACCUMULATOR_FP32, TC_PARTIALS_FP16, TC_EPILOGUE_ROUND_THEN_SCALE, TC_SCHEDULE_MARLIN_STRIPED, thread_k};
   return TC_OK;
 }
 

@@ -43,15 +43,16 @@ bool admits(const Admissible& a, half_bits got) {
   return k >= a.key_lo && k <= a.key_hi;
 }
 
-Admissible admissible_output(double y, double E, half_bits scale, int group, Contract contract) {
+Admissible admissible_output(double y, double E, half_bits scale, int group, Epilogue epilogue) {
   Admissible out;
   const double s = half_to_double(scale);
+  const Contract contract = epilogue_contract(epilogue);  // tc::epilogue names an epilogue by its contract
   if (std::isnan(y) || (is_per_column(group) && std::isnan(s))) {
     out.nan_expected = true;
     return out;
   }
   if (std::isinf(y)) {  // a non-finite input made the sum infinite: the epilogue alone decides
-    const half_bits r = epilogue(y, y * s, scale, group, contract);
+    const half_bits r = tc::epilogue(y, y * s, scale, group, contract);
     if (is_nan(r)) {
       out.nan_expected = true;
     } else {
@@ -63,7 +64,7 @@ Admissible admissible_output(double y, double E, half_bits scale, int group, Con
   const double lo = (y - E) * (y - E < 0 ? kWiden : 1 / kWiden);
   const double hi = (y + E) * (y + E > 0 ? kWiden : 1 / kWiden);
   if (!is_per_column(group)) return from_candidates(round_to_half(lo), round_to_half(hi));
-  if (contract == Contract::marlin) {
+  if (epilogue == Epilogue::round_then_scale) {
     const double t_lo = key_value(round_to_half(lo)), t_hi = key_value(round_to_half(hi));
     return from_candidates(round_to_half(t_lo * s), round_to_half(t_hi * s));
   }
@@ -71,6 +72,10 @@ Admissible admissible_output(double y, double E, half_bits scale, int group, Con
     return round_to_half(static_cast<double>(round_to_float(acc * s)));
   };
   return from_candidates(fp32_then_half(lo), fp32_then_half(hi));
+}
+
+Admissible admissible_output(double y, double E, half_bits scale, int group, Contract contract) {
+  return admissible_output(y, E, scale, group, contract_numerics(contract).epilogue);
 }
 
 double error_bound(double S, int K, int cross_block_adds, const std::vector<double>& partial_S) {
@@ -89,7 +94,7 @@ struct BoundProblem {
   const QuantizedWeights& w;
   const F64Matrix& y_exact;
   const F64Matrix& S;
-  Contract contract;
+  Numerics numerics;
   int K;
   bool precise;  // stored partials charged their own magnitude sums, not the element's whole S
 };
@@ -117,7 +122,7 @@ class LazyDoubleA {
   F64Matrix a_, a_abs_;
 };
 
-// Partial sums stored in fp16 (marlin) for one tile: after reduction steps 0 .. count-2, each the
+// Partial sums stored in fp16 for one tile: after reduction steps 0 .. count-2, each the
 // sum over the k-tiles from that step's slice to the end of K, as magnitude sums (S) and values
 // (y). One pass from the last k-tile down accumulates them all (suffix sums), so the cost is one
 // tile GEMM whatever the slice count.
@@ -152,21 +157,21 @@ StoredPartials stored_partials(LazyDoubleA& A, const QuantizedWeights& w, const 
 // admissible set through the epilogue, unbounded where an fp16 partial may round to Inf.
 void write_tile_bounds(const BoundProblem& p, const OutputTile& t, int slice_count, const StoredPartials& partials,
                        OutputBounds& b) {
-  const bool marlin = p.contract == Contract::marlin;
+  const bool fp16_partials = p.numerics.partials == Partials::fp16;
   std::vector<double> Sj(partials.S.size());
   for (int r = 0; r < t.rows; ++r) {
     for (int c = 0; c < t.cols; ++c) {
       const int i = t.row0 + r, j = t.col0 + c;
       if (p.precise) {
         for (size_t q = 0; q < partials.S.size(); ++q) Sj[q] = partials.S[q](r, c);
-      } else if (marlin) {
+      } else if (fp16_partials) {
         Sj.assign(slice_count - 1, p.S(i, j));  // each stored partial charged the whole S
       }
       const double E = error_bound(p.S(i, j), p.K, slice_count - 1, Sj);
-      Admissible adm = admissible_output(p.y_exact(i, j), E, p.w.scales(0, j), p.w.group, p.contract);
+      Admissible adm = admissible_output(p.y_exact(i, j), E, p.w.scales(0, j), p.w.group, p.numerics.epilogue);
       for (size_t q = 0; q < partials.y.size(); ++q)
         if (std::fabs(partials.y[q](r, c)) + E >= kHalfOverflow) adm.unbounded = true;
-      if (marlin && !p.precise && slice_count > 1 && p.S(i, j) + E >= kHalfOverflow) adm.unbounded = true;
+      if (fp16_partials && !p.precise && slice_count > 1 && p.S(i, j) + E >= kHalfOverflow) adm.unbounded = true;
       b.key_lo(i, j) = adm.key_lo;
       b.key_hi(i, j) = adm.key_hi;
       b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));
@@ -178,8 +183,9 @@ void write_tile_bounds(const BoundProblem& p, const OutputTile& t, int slice_cou
 }  // namespace
 
 OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const F64Matrix& y_exact,
-                           const F64Matrix& S, Contract contract, const Schedule& schedule,
+                           const F64Matrix& S, const Numerics& numerics, const Schedule& schedule,
                            double precise_partial_work) {
+  require_boundable(numerics);
   const int M = schedule.shape.M, N = schedule.shape.N, K = schedule.shape.K;
   require(y_exact.rows() == M && y_exact.cols() == N && S.rows() == M && S.cols() == N,
           "reference is (", y_exact.rows(), ", ", y_exact.cols(), ") but the schedule is for (", M,
@@ -189,12 +195,12 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
   b.key_hi.resize(M, N);
   b.flags.resize(M, N);
   b.E.resize(M, N);
-  // Only the marlin contract needs A and w^: the fp16 partial sums depend on where slices start.
+  // Only fp16 partials need A and w^: the fp16 partial sums depend on where slices start.
   // Their magnitudes cost up to one GEMM per schedule; above kPrecisePartialWork multiply-adds
   // each stored partial is charged the whole S instead (a looser, still valid bound), and an fp16
   // overflow is assumed possible wherever S + E reaches 65520.
-  const bool precise = contract == Contract::marlin && double(M) * N * K <= precise_partial_work;
-  const BoundProblem problem{w, y_exact, S, contract, K, precise};
+  const bool precise = numerics.partials == Partials::fp16 && double(M) * N * K <= precise_partial_work;
+  const BoundProblem problem{w, y_exact, S, numerics, K, precise};
   LazyDoubleA a(A);
   for_each_tile(schedule, [&](const OutputTile& t) {
     const LaunchSchedule& launch = schedule.launches[t.launch];
@@ -204,6 +210,12 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
     write_tile_bounds(problem, t, static_cast<int>(order.size()), partials, b);
   });
   return b;
+}
+
+OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const F64Matrix& y_exact,
+                           const F64Matrix& S, Contract contract, const Schedule& schedule,
+                           double precise_partial_work) {
+  return output_bounds(A, w, y_exact, S, contract_numerics(contract), schedule, precise_partial_work);
 }
 
 }  // namespace tc

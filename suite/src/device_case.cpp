@@ -169,7 +169,20 @@ KernelRun DeviceCase::collect(const Launch& l, const RunResult& launched) {
 }
 
 KernelRun DeviceCase::run(const KernelPlugin& kernel, const Launch& l, Workspace& ws) {
-  return collect(l, launch(kernel, l, ws));
+  KernelRun out = collect(l, launch(kernel, l, ws));
+  // A library that declares its numerics is asked for this problem's once it has run (so that a
+  // launch it refuses is reported in its own words, as from any library): a refusal or a bad
+  // declaration then replaces the output as the cell's outcome.
+  if (!out.status.ok() || out.fault || !kernel.declares_numerics()) return out;
+  KernelNumerics n;
+  const RunResult asked = kernel.numerics(problem(l, ws), n);
+  if (!asked.ok()) {
+    KernelRun refused;
+    refused.status = asked;
+    return refused;
+  }
+  out.declared = n;
+  return out;
 }
 
 }  // namespace tc

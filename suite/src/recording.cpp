@@ -5,9 +5,13 @@
 
 namespace tc {
 
-// Version 2 names a cell's kernel variant "variant"; version 1 called it "order" (the fetch order
-// that was the only variant then). Both are read: the committed recordings are version 1.
-constexpr std::int64_t kRecordingSchema = 2;
+// Version 3 adds a cell's declared numerics (attributes numerics_*), and is written only when a
+// cell has them, so that a recording without them stays readable by a tilecheck that knows version
+// 2 (which would judge declared cells by their contract, wrongly); version 2 names a cell's kernel
+// variant "variant"; version 1 called it "order" (the fetch order that was the only variant then).
+// All are read: the committed recordings are version 1.
+constexpr std::int64_t kRecordingSchema = 3;
+constexpr std::int64_t kUndeclaredRecordingSchema = 2;
 constexpr std::int64_t kOldestRecordingSchema = 1;
 
 namespace {
@@ -16,11 +20,35 @@ std::string read_cell_variant(const h5::Node& cell) {
   return h5::read_string_attribute(cell, h5::has_attribute(cell, "variant") ? "variant" : "order");
 }
 
+void write_declared(const h5::Node& cell, const KernelNumerics& n) {
+  h5::write_string_attribute(cell, "numerics_accumulator", std::string(name(n.numerics.accumulator)));
+  h5::write_string_attribute(cell, "numerics_partials", std::string(name(n.numerics.partials)));
+  h5::write_string_attribute(cell, "numerics_epilogue", std::string(name(n.numerics.epilogue)));
+  h5::write_string_attribute(cell, "numerics_schedule", std::string(name(n.schedule)));
+  h5::write_int_attribute(cell, "numerics_min_k_slice", n.min_k_slice);
+}
+
+std::optional<KernelNumerics> read_declared(const h5::Node& cell) {
+  if (!h5::has_attribute(cell, "numerics_accumulator")) return std::nullopt;
+  KernelNumerics n;
+  n.numerics.accumulator = parse_accumulator(h5::read_string_attribute(cell, "numerics_accumulator"));
+  n.numerics.partials = parse_partials(h5::read_string_attribute(cell, "numerics_partials"));
+  n.numerics.epilogue = parse_epilogue(h5::read_string_attribute(cell, "numerics_epilogue"));
+  n.schedule = parse_schedule_kind(h5::read_string_attribute(cell, "numerics_schedule"));
+  const std::int64_t depth = h5::read_int_attribute(cell, "numerics_min_k_slice");
+  require(depth >= 16 && depth % 16 == 0 && depth <= (1 << 20), "numerics_min_k_slice=", depth,
+          " is not a positive multiple of 16");
+  n.min_k_slice = static_cast<int>(depth);
+  return n;
+}
+
 }  // namespace
 
 void write_recording(const Recording& r, const std::string& path) {
   h5::write_file_atomically(path, [&](h5::File& file) {
-    h5::write_int_attribute(file, "recording_schema_version", kRecordingSchema);
+    bool declared = false;
+    for (const RecordedCell& c : r.cells) declared = declared || c.declared.has_value();
+    h5::write_int_attribute(file, "recording_schema_version", declared ? kRecordingSchema : kUndeclaredRecordingSchema);
     h5::write_string_attribute(file, "device", r.device);
     h5::write_string_attribute(file, "kernel", r.kernel);
     h5::write_string_attribute(file, "variant", r.variant);
@@ -40,6 +68,7 @@ void write_recording(const Recording& r, const std::string& path) {
       for (std::size_t k = 0; k < c.guard.written.size(); ++k)
         written.row(k) << c.guard.written[k].row, c.guard.written[k].col, c.guard.written[k].bits;
       h5::write_matrix(g, "guard_written", written);
+      if (c.declared) write_declared(g, *c.declared);
     }
   });
 }
@@ -68,6 +97,11 @@ Recording read_recording(const std::string& path) {
     const RowMatrix<std::int32_t> written = h5::read_matrix<std::int32_t>(g, "guard_written", -1, 3);
     for (Eigen::Index k = 0; k < written.rows(); ++k)
       c.guard.written.push_back({written(k, 0), written(k, 1), static_cast<half_bits>(written(k, 2))});
+    try {
+      c.declared = read_declared(g);
+    } catch (const Error& e) {
+      throw Error(cat(path, ": cell ", i, ": ", e.what()));
+    }
     r.cells.push_back(std::move(c));
   }
   return r;

@@ -38,16 +38,30 @@ namespace {
 
 // A suite cell runs its case under the contract the case was generated for (execute() launches the
 // kernel with the fixture's contract), so a cell naming another contract is a mistake, not a request.
-Expectation cell_expectation(const Fixture& f, const Cell& cell) {
+Expectation cell_expectation(const Fixture& f, const Cell& cell, const KernelNumerics& numerics) {
   if (f.spec.contract != cell.contract)  // (cell.name() formats a string: only on failure)
     throw Error(cat("cell ", cell.name(), " asks for contract ", name(cell.contract), " but case ", cell.case_id,
                     " was generated for ", name(f.spec.contract)));
-  return make_expectation(f, cell.contract, make_schedule(f.spec.shape, cell.config, cell.sms), cell.case_id);
+  return make_expectation(f, cell.contract, numerics, make_schedule(f.spec.shape, cell.config, cell.sms),
+                          cell.case_id);
 }
 
 }  // namespace
 
-Expectation SuiteRunner::expectation(const Cell& cell) { return cell_expectation(fixture(cell.case_id), cell); }
+KernelNumerics judged_numerics(const std::optional<KernelNumerics>& declared, Contract contract,
+                               std::optional<ScheduleKind> schedule) {
+  KernelNumerics n = declared ? *declared : contract_default(contract);
+  if (schedule) n.schedule = *schedule;
+  return n;
+}
+
+Expectation SuiteRunner::expectation(const Cell& cell) {
+  return cell_expectation(fixture(cell.case_id), cell, contract_default(cell.contract));
+}
+
+Expectation SuiteRunner::expectation(const Cell& cell, const KernelNumerics& numerics) {
+  return cell_expectation(fixture(cell.case_id), cell, numerics);
+}
 
 KernelRun SuiteRunner::execute(const Cell& cell) {
   if (kernel_ == nullptr) throw Error(cat("no kernel library to run cell ", cell.name()));
@@ -62,10 +76,17 @@ KernelRun SuiteRunner::execute(const Cell& cell) {
 
 CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
                        const std::string& error_map_dir, std::mutex* hdf5, ErrorMapBudget* budget) {
+  return judge_cell(f, cell, contract_default(cell.contract), C, guard, error_map_dir, hdf5, budget);
+}
+
+CellOutcome judge_cell(const Fixture& f, const Cell& cell, const KernelNumerics& numerics, const HalfMatrix& C,
+                       const GuardBand& guard, const std::string& error_map_dir, std::mutex* hdf5,
+                       ErrorMapBudget* budget) {
   CellOutcome out;
   out.cell = cell;
   out.family = case_family(f.spec);
-  const Expectation e = cell_expectation(f, cell);
+  out.numerics = name(numerics);
+  const Expectation e = cell_expectation(f, cell, numerics);
   const Comparison c = compare(e, C, guard);
   for (const TileSummary& t : c.tiles) {
     out.worst_ulp = std::max(out.worst_ulp, t.max_abs_ulp);

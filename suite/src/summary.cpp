@@ -135,6 +135,7 @@ void Summary::write_json(const std::string& path) const {
                      {"seconds", o.seconds},
                      {"message", o.message},
                      {"tiers", o.tiers},
+                     {"numerics", o.numerics},
                      {"hints", o.hints},
                      {"bound", o.counts.bound},
                      {"nonfinite", o.counts.nonfinite},

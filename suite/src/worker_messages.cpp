@@ -1,6 +1,40 @@
 #include "tilecheck/suite/worker_messages.h"
 
 namespace tc::worker {
+namespace {
+
+// A declaration travels as its plugin.h numbers (1-based enums), checked on arrival like any other
+// field a worker sends.
+void put_numerics(Message& m, const std::optional<KernelNumerics>& n) {
+  m.put<std::uint8_t>(n ? 1 : 0);
+  if (!n) return;
+  m.put<std::int32_t>(1 + static_cast<int>(n->numerics.accumulator));
+  m.put<std::int32_t>(1 + static_cast<int>(n->numerics.partials));
+  m.put<std::int32_t>(1 + static_cast<int>(n->numerics.epilogue));
+  m.put<std::int32_t>(1 + static_cast<int>(n->schedule));
+  m.put<std::int32_t>(n->min_k_slice);
+}
+
+template <typename Enum>
+Enum get_enum(Message& m, const char* what) {
+  const auto v = m.get<std::int32_t>();
+  require(v == 1 || v == 2, "worker message: ", what, "=", v);
+  return static_cast<Enum>(v - 1);
+}
+
+std::optional<KernelNumerics> get_numerics(Message& m) {
+  if (m.get<std::uint8_t>() == 0) return std::nullopt;
+  KernelNumerics n;
+  n.numerics.accumulator = get_enum<Accumulator>(m, "accumulator");
+  n.numerics.partials = get_enum<Partials>(m, "partials");
+  n.numerics.epilogue = get_enum<Epilogue>(m, "epilogue");
+  n.schedule = get_enum<ScheduleKind>(m, "schedule");
+  n.min_k_slice = m.get<std::int32_t>();
+  require(n.min_k_slice >= 16 && n.min_k_slice % 16 == 0, "worker message: min_k_slice=", n.min_k_slice);
+  return n;
+}
+
+}  // namespace
 
 Message encode_info(const WorkerInfo& info) {
   Message m;
@@ -10,6 +44,7 @@ Message encode_info(const WorkerInfo& info) {
   for (const TileConfig& c : info.configs) m.put(c);
   m.put_string(info.device);
   m.put<std::int32_t>(info.multiprocessors);
+  m.put<std::uint8_t>(info.declares_numerics ? 1 : 0);
   return m;
 }
 
@@ -21,6 +56,7 @@ WorkerInfo decode_info(Message& m) {
   for (int i = 0; i < count; ++i) info.configs.push_back(m.get<TileConfig>());
   info.device = m.get_string();
   info.multiprocessors = m.get<std::int32_t>();
+  info.declares_numerics = m.get<std::uint8_t>() != 0;
   return info;
 }
 
@@ -71,6 +107,7 @@ Message encode_result(const KernelRun& r) {
   m.put<std::int64_t>(r.guard.cells);
   m.put<std::int64_t>(static_cast<std::int64_t>(r.guard.written.size()));
   for (const GuardCell& g : r.guard.written) m.put(g);
+  put_numerics(m, r.declared);
   return m;
 }
 
@@ -84,6 +121,7 @@ KernelRun decode_result(Message& m) {
   const auto written = m.get<std::int64_t>();
   require(written >= 0, "worker message: ", written, " guard cells");
   for (std::int64_t i = 0; i < written; ++i) r.guard.written.push_back(m.get<GuardCell>());
+  r.declared = get_numerics(m);
   return r;
 }
 

@@ -41,6 +41,7 @@ int serve_worker(const std::string& kernel_path, int device) {
   info.configs = plugin->configs();
   info.device = device_description();
   info.multiprocessors = device_multiprocessors();
+  info.declares_numerics = plugin->declares_numerics();
   if (!worker::write_frame(STDOUT_FILENO, Frame::ready, worker::encode_info(info))) return kExitFailed;
 
   std::unique_ptr<DeviceCase> loaded;

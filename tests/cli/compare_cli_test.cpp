@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "common/run_command.h"
+#include "tilecheck/compare/expectation.h"
 #include "tilecheck/reference/error.h"
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/h5.h"
@@ -114,6 +115,43 @@ TEST_F(CliCompare, AnotherContractRecomputesTheReference) {
   const CliRun r = compare("marlin.h5", "--contract marlin");
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("contract marlin"), std::string::npos);
+}
+
+// --schedule unknown: bounds for any split of K. Under the marlin contract at --sms 1 the modelled
+// schedule stores no fp16 partial sum; any split of K = 256 into up to 16 slices stores 15. An output
+// at the edge of the wider bound fails the first and passes the second, and the error map says which.
+TEST_F(CliCompare, ScheduleUnknownJudgesWithTheBoundsForAnySplit) {
+  const Shape& shape = fixture_->spec.shape;
+  const Schedule schedule = make_schedule(shape, choose_config(shape), 1);
+  const Expectation model = make_expectation(*fixture_, Contract::marlin, schedule);
+  KernelNumerics unknown = contract_default(Contract::marlin);
+  unknown.schedule = ScheduleKind::unknown;
+  const Expectation any = make_expectation(*fixture_, Contract::marlin, unknown, schedule);
+  HalfMatrix C = model.ref.expected;
+  int moved = 0;
+  for (int i = 0; i < shape.M && moved < 4; ++i) {
+    for (int j = 0; j < shape.N && moved < 4; j += 5) {
+      if (any.bounds.key_lo(i, j) < model.bounds.key_lo(i, j) && any.bounds.flags(i, j) == 0) {
+        C(i, j) = half_from_key(any.bounds.key_lo(i, j));
+        ++moved;
+      }
+    }
+  }
+  ASSERT_EQ(moved, 4);
+  write_output("edge.h5", C);
+  const CliRun by_model = compare("edge.h5", "--contract marlin");
+  EXPECT_EQ(by_model.code, 1) << by_model.out << by_model.err;
+  const CliRun by_any = compare("edge.h5", "--contract marlin --schedule unknown --report " + path("any.h5"));
+  EXPECT_EQ(by_any.code, 0) << by_any.out << by_any.err;
+  EXPECT_NE(by_any.out.find("numerics fp32 accumulator, fp16 partials, round-then-scale | bounds for an unknown "
+                            "schedule: any split of K into at most 16 slices (k-slices >= 16)"),
+            std::string::npos)
+      << by_any.out;
+  const h5::File map = h5::File::open(path("any.h5"));
+  EXPECT_EQ(h5::read_string_attribute(map, "schedule_bounds"), "unknown");
+  EXPECT_EQ(h5::read_int_attribute(map, "max_slices"), 16);
+  EXPECT_EQ(h5::read_string_attribute(map, "numerics"), "fp32 accumulator, fp16 partials, round-then-scale");
+  expect_bad_input(compare("edge.h5", "--schedule any"), "--schedule");
 }
 
 TEST_F(CliCompare, BadInputExitsTwoWithAOneLineReason) {

@@ -1,6 +1,6 @@
 // The kernel's arithmetic in the worst case the bounds model (docs/numerics.md): fp32 additions that
 // truncate, the slices of an output tile combined in reduction order (fp16 partial sums under the
-// marlin contract), then the contract's epilogue. One implementation for the tests that emulate a
+// marlin contract, or as declared), then the contract's (or the declared) epilogue. One implementation for the tests that emulate a
 // kernel: the bound's (tests/reference/bound_test.cpp) and the comparator's kernel model
 // (tests/compare/synthetic.cpp); each chooses how its slices sum their k-range.
 #pragma once
@@ -9,6 +9,7 @@
 
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/fp16.h"
+#include "tilecheck/reference/numerics.h"
 #include "tilecheck/reference/shape.h"
 
 namespace tc::truncating_fp32 {
@@ -32,26 +33,34 @@ inline half_bits rz16(double x) {
 // in order). Each later slice adds the partial stored before it, an fp32 addition that truncates;
 // under the marlin contract every partial but the last is stored in fp16.
 template <typename SliceSum>
-double reduce_slices(std::size_t slices, Contract contract, SliceSum&& slice_sum) {
+double reduce_slices(std::size_t slices, Partials partials, SliceSum&& slice_sum) {
   double stored = 0;
   for (std::size_t n = 0; n < slices; ++n) {
     double acc = slice_sum(n);
     if (n > 0) acc = trunc32(acc + stored);
-    stored = (contract == Contract::marlin && n + 1 < slices) ? rn16(acc) : acc;
+    stored = (partials == Partials::fp16 && n + 1 < slices) ? rn16(acc) : acc;
   }
   return stored;
+}
+template <typename SliceSum>
+double reduce_slices(std::size_t slices, Contract contract, SliceSum&& slice_sum) {
+  return reduce_slices(slices, contract_numerics(contract).partials, slice_sum);
 }
 
 enum class FinalRounding { nearest, toward_zero };
 
 // The epilogue: grouped scales are inside the sum; a per-column scale multiplies it afterwards (the
 // marlin contract first rounds the sum to fp16, fp32 multiplies in fp32), then one rounding to fp16.
-inline half_bits epilogue(double acc, int group, double scale, Contract contract,
+inline half_bits epilogue(double acc, int group, double scale, Epilogue order,
                           FinalRounding rounding = FinalRounding::nearest) {
   const auto to_half = [&](double x) { return rounding == FinalRounding::toward_zero ? rz16(x) : round_to_half(x); };
   if (!is_per_column(group)) return to_half(acc);
-  if (contract == Contract::marlin) return to_half(rn16(acc) * scale);
+  if (order == Epilogue::round_then_scale) return to_half(rn16(acc) * scale);
   return to_half(rn32(acc * scale));
+}
+inline half_bits epilogue(double acc, int group, double scale, Contract contract,
+                          FinalRounding rounding = FinalRounding::nearest) {
+  return epilogue(acc, group, scale, contract_numerics(contract).epilogue, rounding);
 }
 
 }  // namespace tc::truncating_fp32

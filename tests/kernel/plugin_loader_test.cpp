@@ -1,9 +1,11 @@
 // Loading kernel libraries (kernel/src/plugin_loader.cpp): a library that cannot be loaded or does
 // not implement the plugin ABI is refused naming the path and the missing symbol, and an optional
-// extra that a library lacks is refused before any call.
+// extra that a library lacks is refused before any call. The optional numerics declaration
+// (tc_plugin_numerics) is read per problem and checked field by field.
 #include "tilecheck/kernel/plugin_loader.h"
 
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -47,6 +49,80 @@ TEST(KernelPlugin, OurKernelLoadsWithItsTraceAndRefusesADumpItLacks) {
     FAIL() << "run_dump called a library without tc_kernel_run_dump";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("does not export tc_kernel_run_dump"), std::string::npos) << e.what();
+  }
+}
+
+tc_problem problem_with(int M, tc_contract contract) {
+  tc_problem p{};
+  p.abi_version = TC_PLUGIN_ABI_VERSION;
+  p.M = M, p.N = 128, p.K = 1024, p.group = -1;
+  p.contract = contract;
+  p.sms = 1;  // resolved without asking a device
+  return p;
+}
+
+TEST(KernelPlugin, ADeclaredNumericsIsReadPerProblem) {
+  const KernelPlugin k = KernelPlugin::load(TC_NUMERICS_PLUGIN);
+  ASSERT_TRUE(k.declares_numerics());
+  KernelNumerics n;
+  RunResult r = k.numerics(problem_with(16, TC_CONTRACT_MARLIN), n);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(n, (KernelNumerics{{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale}, ScheduleKind::unknown, 64}));
+  r = k.numerics(problem_with(16, TC_CONTRACT_FP32), n);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(n, contract_default(Contract::fp32)) << "min_k_slice 0 (not known) is one MMA step, 16";
+  r = k.numerics(problem_with(6, TC_CONTRACT_FP32), n);  // valid to declare; the judge refuses it
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(n.numerics.accumulator, Accumulator::fp16);
+}
+
+TEST(KernelPlugin, ABadDeclarationNamesTheLibraryTheFieldAndItsValue) {
+  const KernelPlugin k = KernelPlugin::load(TC_NUMERICS_PLUGIN);
+  const std::pair<int, const char*> cases[] = {
+      {2, "declares partials=7 (expected TC_PARTIALS_FP16=1 or TC_PARTIALS_FP32=2) for M=2 N=128 K=1024 group=-1"},
+      {3, "declares epilogue=0 (expected TC_EPILOGUE_ROUND_THEN_SCALE=1 or TC_EPILOGUE_SCALE_THEN_ROUND=2)"},
+      {4, "declares min_k_slice=24 (expected a multiple of 16 rows, or 0 when not known)"},
+  };
+  for (const auto& [M, words] : cases) {
+    KernelNumerics n;
+    const RunResult r = k.numerics(problem_with(M, TC_CONTRACT_MARLIN), n);
+    EXPECT_EQ(r.status, TC_ERR_INVALID_ARGUMENT) << "M=" << M;
+    EXPECT_NE(r.message.find(std::string("kernel library ") + TC_NUMERICS_PLUGIN), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find(words), std::string::npos) << r.message;
+  }
+  KernelNumerics n;
+  const RunResult refused = k.numerics(problem_with(5, TC_CONTRACT_MARLIN), n);
+  EXPECT_EQ(refused.status, TC_ERR_UNSUPPORTED);
+  EXPECT_EQ(refused.message, "tc_plugin_numerics: no kernel for M=5");
+}
+
+// Without the optional symbol the library loads as before and says it declares nothing.
+TEST(KernelPlugin, ALibraryWithoutTheDeclarationLoadsAndIsNotAskedForIt) {
+  const KernelPlugin k = KernelPlugin::load(TC_NO_NUMERICS_PLUGIN);
+  EXPECT_FALSE(k.declares_numerics());
+  EXPECT_STREQ(k.info().name, "numerics-test");
+  KernelNumerics n;
+  try {
+    k.numerics(problem_with(16, TC_CONTRACT_MARLIN), n);
+    ADD_FAILURE() << "asked a library without tc_plugin_numerics for its numerics";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("does not export tc_plugin_numerics"), std::string::npos) << e.what();
+  }
+}
+
+// Our kernel declares exactly its contract, on the striped schedule, in k-slices of its tile depth.
+TEST(KernelPlugin, OurKernelDeclaresTheContractItRuns) {
+  const KernelPlugin& kernel = test_support::kernel_under_test();
+  ASSERT_TRUE(kernel.declares_numerics());
+  for (Contract c : {Contract::marlin, Contract::fp32}) {
+    tc_problem p = problem_with(16, c == Contract::marlin ? TC_CONTRACT_MARLIN : TC_CONTRACT_FP32);
+    p.config = {1, 8, 8, -1};  // a 128-deep tile
+    KernelNumerics n;
+    const RunResult r = kernel.numerics(p, n);
+    ASSERT_TRUE(r.ok()) << r.message;
+    KernelNumerics want = contract_default(c);
+    want.min_k_slice = 128;
+    EXPECT_EQ(n, want) << name(n);
   }
 }
 

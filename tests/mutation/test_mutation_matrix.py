@@ -46,6 +46,29 @@ class KillMatrix(unittest.TestCase):
         self.assertEqual(mm.hint_verdict(loud, {"multi_slice"}), "no")
         self.assertEqual(mm.hint_verdict(loud, set()), "-")
 
+    def test_the_matrix_detector_passes_the_schedule_on(self):
+        commands = []
+
+        def fake_run(command, env, timeout):
+            commands.append(command)
+            return None, "", 0.0  # as if it timed out: nothing to read back
+
+        real_run = mm.run
+        mm.run = fake_run
+        try:
+            mm.matrix(mm.Result("m"), "build/gpu", "lib.so", "x", 1.0, "unknown")
+            mm.matrix(mm.Result("m"), "build/gpu", "lib.so", "x", 1.0)
+        finally:
+            mm.run = real_run
+        self.assertEqual(commands[0][-2:], ["--schedule", "unknown"])
+        self.assertNotIn("--schedule", commands[1])
+
+        class Unknown(Args):
+            schedule = "unknown"
+            detectors = ["matrix"]
+        text = mm.markdown(mm.Result("clean"), [], Unknown())
+        self.assertIn("`--schedule unknown` `--detectors matrix`", text)
+
     def test_an_alarm_on_the_clean_kernel_is_shown(self):
         clean = mm.Result("clean", alarms={"bound": 1})
         text = mm.markdown(clean, [], Args())

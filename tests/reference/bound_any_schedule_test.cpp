@@ -1,7 +1,9 @@
 // The any-schedule bound (output_bounds_any_schedule) against emulated kernels that split K at
 // random k-tile boundaries and combine the slices in a random order: it must never be violated, it
-// must contain the schedule-aware bound of our own schedules, and it must still catch an fp16
-// accumulator where its looseness allows (docs/numerics.md, "Bounds for an unknown schedule").
+// must contain the schedule-aware bound of our own schedules and stay within a stated factor of it,
+// and it must still catch an fp16 accumulator where its looseness allows (docs/numerics.md, "Bounds
+// for an unknown schedule"). Every numerics a kernel may declare: the two contracts', fp32 partials
+// with round-then-scale (vLLM-like) and fp16 partials with scale-then-round.
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -48,13 +50,18 @@ Split random_split(int k_tiles, int max_slices, const CounterRng& rng, std::uint
   return s;
 }
 
+const Numerics kMarlin{Accumulator::fp32, Partials::fp16, Epilogue::round_then_scale};
+const Numerics kFp32{Accumulator::fp32, Partials::fp32, Epilogue::scale_then_round};
+const Numerics kVllm{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale};
+const Numerics kFp16ScaleFirst{Accumulator::fp32, Partials::fp16, Epilogue::scale_then_round};
+
 // One output element: each slice sums its 16-deep MMA steps in a random order over 4 warp
 // accumulators, every fp32 addition truncating; the slices are combined in the split's order
-// through fp32 partials (fp32 contract) or fp16 partials (marlin); then the epilogue.
+// through the declared partials; then the declared epilogue.
 half_bits emulate_element(const F64Matrix& a, const F64Matrix& w, int i, int j, double scale, int group,
-                          Contract contract, const Split& split, int tile_k, const CounterRng& rng,
+                          const Numerics& numerics, const Split& split, int tile_k, const CounterRng& rng,
                           std::uint64_t counter) {
-  const double acc = truncating_fp32::reduce_slices(split.order.size(), contract, [&](size_t step) {
+  const double acc = truncating_fp32::reduce_slices(split.order.size(), numerics.partials, [&](size_t step) {
     const int slice = split.order[step];
     std::vector<int> steps;
     for (int k = split.cut[slice] * tile_k; k < split.cut[slice + 1] * tile_k; k += 16) steps.push_back(k);
@@ -67,23 +74,26 @@ half_bits emulate_element(const F64Matrix& a, const F64Matrix& w, int i, int j, 
     }
     return trunc32(trunc32(warps[0] + warps[1]) + trunc32(warps[2] + warps[3]));
   });
-  return truncating_fp32::epilogue(acc, group, scale, contract);
+  return truncating_fp32::epilogue(acc, group, scale, numerics.epilogue);
 }
 
 struct AnyCase {
   Shape shape;
   int tile_k;  // the smallest k-tile the kernel declares: max_slices = ceil(K / tile_k)
-  Contract contract;
+  Numerics numerics;
 };
 
-// (a) Thousands of random splits and orders over several shapes, both contracts, grouped and
-// per-column scales: never a violation.
+// (a) Thousands of random splits and orders over several shapes, every declarable numerics, grouped
+// and per-column scales: never a violation.
 TEST(AnyScheduleBound, HoldsForRandomSplitsAndReductionOrders) {
   const AnyCase cases[] = {
-      {{4, 64, 256, 32}, 16, Contract::fp32},    {{4, 64, 256, 32}, 16, Contract::marlin},
-      {{3, 64, 1024, 128}, 64, Contract::marlin}, {{3, 64, 1024, -1}, 16, Contract::marlin},
-      {{5, 64, 512, -1}, 32, Contract::fp32},    {{2, 64, 2048, 64}, 128, Contract::fp32},
-      {{2, 64, 4096, -1}, 128, Contract::marlin}, {{2, 64, 4096, 128}, 16, Contract::fp32},
+      {{4, 64, 256, 32}, 16, kFp32},    {{4, 64, 256, 32}, 16, kMarlin},
+      {{3, 64, 1024, 128}, 64, kMarlin}, {{3, 64, 1024, -1}, 16, kMarlin},
+      {{5, 64, 512, -1}, 32, kFp32},    {{2, 64, 2048, 64}, 128, kFp32},
+      {{2, 64, 4096, -1}, 128, kMarlin}, {{2, 64, 4096, 128}, 16, kFp32},
+      {{4, 64, 512, -1}, 16, kVllm},    {{3, 64, 1024, -1}, 64, kVllm},
+      {{2, 64, 2048, 128}, 128, kVllm}, {{4, 64, 256, -1}, 32, kFp16ScaleFirst},
+      {{3, 64, 1024, -1}, 16, kFp16ScaleFirst},
   };
   constexpr int kTrials = 8;  // random splits per element
   int trials = 0, split_trials = 0, fp16_partial_needed = 0;
@@ -92,44 +102,46 @@ TEST(AnyScheduleBound, HoldsForRandomSplitsAndReductionOrders) {
     const int M = c.shape.M, N = c.shape.N, K = c.shape.K;
     const HalfMatrix A = test_support::normal_half(M, K, 100 + n, "A");  // A: (M, K)
     const QuantizedWeights q = test_support::normal_weights(K, N, c.shape.group, 200 + n);
-    const ReferenceOutput ref = reference_gemm(A, q, c.contract, GemmPath::exact);
+    const ReferenceOutput ref = reference_gemm(A, q, epilogue_contract(c.numerics.epilogue), GemmPath::exact);
     const int max_slices = max_slices_for(K, c.tile_k);
-    const OutputBounds bounds = output_bounds_any_schedule(ref.y_exact, ref.S, q.scales, c.contract, c.shape, max_slices);
+    const OutputBounds bounds = output_bounds_any_schedule(ref.y_exact, ref.S, q.scales, c.numerics, c.shape, max_slices);
     const F64Matrix a = to_double(A), w = to_double(dequantize(q));  // w: (K, N)
     const CounterRng rng(300 + n, "split");
     for (int i = 0; i < M; ++i) {
       for (int j = 0; j < N; ++j) {
         const Admissible adm = bounds.at(i, j);
         ASSERT_FALSE(adm.unbounded) << "the data should keep every partial far from fp16 overflow";
-        // The same element's bound without the fp16-partial terms: the marlin emulation should
-        // break it somewhere, or the emulation would not exercise those terms.
+        // The same element's bound without the fp16-partial terms: the fp16-partial emulation
+        // should break it somewhere, or the emulation would not exercise those terms.
         const Admissible no_partials = admissible_output(ref.y_exact(i, j), error_bound(ref.S(i, j), K, max_slices - 1, {}),
-                                                         q.scales(0, j), q.group, c.contract);
+                                                         q.scales(0, j), q.group, c.numerics.epilogue);
         for (int t = 0; t < kTrials; ++t) {
           std::uint64_t counter = ((std::uint64_t(i) * N + j) * kTrials + t) << 20;
           const Split split = random_split(K / c.tile_k, max_slices, rng, counter);
-          const half_bits got = emulate_element(a, w, i, j, half_to_double(q.scales(0, j)), q.group, c.contract,
+          const half_bits got = emulate_element(a, w, i, j, half_to_double(q.scales(0, j)), q.group, c.numerics,
                                                 split, c.tile_k, rng, counter);
           ASSERT_TRUE(admits(adm, got)) << "case " << n << " (" << i << ", " << j << ") " << split.order.size()
                                         << " slices: got " << half_to_double(got) << " y*=" << ref.y_exact(i, j)
                                         << " E=" << bounds.E(i, j);
           ++trials;
           split_trials += split.order.size() > 1;
-          fp16_partial_needed += c.contract == Contract::marlin && !admits(no_partials, got);
+          fp16_partial_needed += c.numerics.partials == Partials::fp16 && !admits(no_partials, got);
         }
       }
     }
   }
-  std::printf("%d trials, %d split K; %d marlin results needed the fp16-partial terms\n", trials, split_trials,
-              fp16_partial_needed);
-  EXPECT_GE(trials, 10000);
+  std::printf("%d trials, %d split K; %d fp16-partial results needed the fp16-partial terms\n", trials,
+              split_trials, fp16_partial_needed);
+  EXPECT_GE(trials, 15000);
   EXPECT_GT(split_trials, trials * 9 / 10) << "most trials should cut K into several slices";
-  EXPECT_GT(fp16_partial_needed, 0) << "no marlin result exercised the fp16-partial terms";
+  EXPECT_GT(fp16_partial_needed, 0) << "no fp16-partial result exercised the fp16-partial terms";
 }
 
 // (b) For our own schedules with slice_count <= max_slices the any-schedule bound contains the
-// schedule-aware one, element by element; prints how much looser it is.
-TEST(AnyScheduleBound, ContainsTheScheduleAwareBound) {
+// schedule-aware one, element by element, and is within a stated factor of it (median over the
+// elements; measured 2026-12-01: fp32 partials 1.00-1.01, fp16 partials 1.68-1.95 at max_slices =
+// slice_count and 3.96-29 at K / tile_k, whatever the epilogue order).
+TEST(AnyScheduleBound, ContainsTheScheduleAwareBoundWithinAStatedFactor) {
   struct ScheduleCase {
     Shape shape;
     TileConfig config;
@@ -151,13 +163,16 @@ TEST(AnyScheduleBound, ContainsTheScheduleAwareBound) {
     });
     const HalfMatrix A = test_support::normal_half(c.shape.M, c.shape.K, 400 + n, "A");
     const QuantizedWeights q = test_support::normal_weights(c.shape.K, c.shape.N, c.shape.group, 500 + n);
-    for (Contract contract : {Contract::fp32, Contract::marlin}) {
-      const ReferenceOutput ref = reference_gemm(A, q, contract, GemmPath::exact);
-      const OutputBounds known = output_bounds(A, q, ref.y_exact, ref.S, contract, schedule);
+    // The epilogue order matters for per-column scales only: grouped cases take one per partials.
+    std::vector<Numerics> declared = {kFp32, kMarlin};
+    if (is_per_column(c.shape.group)) declared.insert(declared.end(), {kVllm, kFp16ScaleFirst});
+    for (const Numerics& numerics : declared) {
+      const ReferenceOutput ref = reference_gemm(A, q, epilogue_contract(numerics.epilogue), GemmPath::exact);
+      const OutputBounds known = output_bounds(A, q, ref.y_exact, ref.S, numerics, schedule);
       // The tightest declaration this schedule satisfies, and the declared k-tile alone.
       for (int max_slices : {slice_count, max_slices_for(c.shape.K, c.config.tile_k())}) {
         ASSERT_LE(slice_count, max_slices);
-        const OutputBounds any = output_bounds_any_schedule(ref.y_exact, ref.S, q.scales, contract, c.shape, max_slices);
+        const OutputBounds any = output_bounds_any_schedule(ref.y_exact, ref.S, q.scales, numerics, c.shape, max_slices);
         std::vector<double> ratio;
         for (int i = 0; i < c.shape.M; ++i) {
           for (int j = 0; j < c.shape.N; ++j) {
@@ -170,9 +185,14 @@ TEST(AnyScheduleBound, ContainsTheScheduleAwareBound) {
           }
         }
         std::sort(ratio.begin(), ratio.end());
+        const double median = ratio[ratio.size() / 2];
         std::printf("%s K=%d sms=%d %s: slice_count %d, max_slices %d: E_any / E_schedule median %.3g, max %.3g\n",
-                    name(c.config).c_str(), c.shape.K, c.sms, std::string(name(contract)).c_str(), slice_count,
-                    max_slices, ratio[ratio.size() / 2], ratio.back());
+                    name(c.config).c_str(), c.shape.K, c.sms, name(numerics).c_str(), slice_count, max_slices,
+                    median, ratio.back());
+        // fp32 partials cost only gamma's index; each allowed fp16 store costs about u16 * S.
+        const double factor = numerics.partials == Partials::fp32 ? 1.02 : max_slices == slice_count ? 2.0 : 32.0;
+        EXPECT_LE(median, factor) << name(c.config) << " sms=" << c.sms << " " << name(numerics) << " max_slices "
+                                  << max_slices;
         checked_split += slice_count > 1;
       }
     }

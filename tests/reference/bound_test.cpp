@@ -1,7 +1,7 @@
 // The bound is checked against emulations of the kernel's arithmetic: it must never be violated
 // by fp32 accumulation that truncates in any order (with the schedule's cross-block reductions,
-// fp16 partial sums under the marlin contract), and it must be tight enough that accumulating in
-// fp16 instead breaks it.
+// fp16 partial sums under the marlin contract or as declared), and it must be tight enough that
+// accumulating in fp16 instead breaks it.
 #include "tilecheck/reference/bound.h"
 
 #include <algorithm>
@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "tilecheck/reference/error.h"
 #include "tilecheck/reference/gemm.h"
 #include "common/test_inputs.h"
 #include "common/truncating_fp32.h"
@@ -26,9 +27,9 @@ using truncating_fp32::trunc32;
 // then added; the slices are combined in reduction order through fp32 or fp16 partials; then the
 // epilogue. Every fp32 addition truncates (the worst case of the model).
 half_bits emulate_element(const F64Matrix& a, const F64Matrix& w, int i, int j, half_bits scale, int group,
-                          Contract contract, const std::vector<Slice>& slices, int tile_k,
+                          const Numerics& numerics, const std::vector<Slice>& slices, int tile_k,
                           const CounterRng& rng, std::uint64_t counter) {
-  const double stored = truncating_fp32::reduce_slices(slices.size(), contract, [&](size_t n) {
+  const double stored = truncating_fp32::reduce_slices(slices.size(), numerics.partials, [&](size_t n) {
     std::vector<int> steps;
     for (int k = slices[n].k_tile_begin * tile_k; k < slices[n].k_tile_end * tile_k; k += 16) steps.push_back(k);
     for (size_t s = steps.size(); s > 1; --s)
@@ -41,7 +42,36 @@ half_bits emulate_element(const F64Matrix& a, const F64Matrix& w, int i, int j, 
     }
     return trunc32(trunc32(warps[0] + warps[1]) + trunc32(warps[2] + warps[3]));
   });
-  return truncating_fp32::epilogue(stored, group, half_to_double(scale), contract);
+  return truncating_fp32::epilogue(stored, group, half_to_double(scale), numerics.epilogue);
+}
+
+// Every element of a case, emulated `trials` times in random orders, must be admitted by the
+// schedule-aware bound under `numerics`. Returns how many elements the schedule split into slices.
+int check_emulation(const Shape& shape, const TileConfig& config, int sms, const Numerics& numerics, int trials) {
+  const HalfMatrix A = test_support::normal_half(shape.M, shape.K, 21, "A");
+  const QuantizedWeights q = test_support::normal_weights(shape.K, shape.N, shape.group, 22);
+  const ReferenceOutput ref = reference_gemm(A, q, epilogue_contract(numerics.epilogue), GemmPath::exact);
+  const Schedule schedule = make_schedule(shape, config, sms);
+  const OutputBounds bounds = output_bounds(A, q, ref.y_exact, ref.S, numerics, schedule);
+  const F64Matrix a = to_double(A), w = to_double(dequantize(q));
+  const CounterRng rng(23, "order");
+  int multi_slice = 0;
+  for (int i = 0; i < shape.M; ++i) {
+    for (int j = 0; j < shape.N; ++j) {
+      const std::vector<Slice> slices = slices_of(schedule, locate(schedule, i, j));
+      multi_slice += slices.size() > 1;
+      for (int trial = 0; trial < trials; ++trial) {
+        const half_bits got = emulate_element(a, w, i, j, q.scales(0, j), q.group, numerics, slices, config.tile_k(),
+                                              rng, (i * 7919ull + j) * 100000 + trial * 10000);
+        const Admissible adm = bounds.at(i, j);
+        EXPECT_TRUE(admits(adm, got)) << name(numerics) << " (" << i << ", " << j << ") got " << half_to_double(got)
+                                      << " admissible keys [" << adm.key_lo << ", " << adm.key_hi
+                                      << "] y*=" << ref.y_exact(i, j) << " E=" << bounds.E(i, j);
+        if (!admits(adm, got)) return multi_slice;
+      }
+    }
+  }
+  return multi_slice;
 }
 
 struct EmulationCase {
@@ -56,28 +86,7 @@ class BoundHolds : public ::testing::TestWithParam<EmulationCase> {};
 
 TEST_P(BoundHolds, ForTruncatingFp32AccumulationInRandomOrder) {
   const auto& c = GetParam();
-  const HalfMatrix A = test_support::normal_half(c.shape.M, c.shape.K, 21, "A");
-  const QuantizedWeights q = test_support::normal_weights(c.shape.K, c.shape.N, c.shape.group, 22);
-  const ReferenceOutput ref = reference_gemm(A, q, c.contract, GemmPath::exact);
-  const Schedule schedule = make_schedule(c.shape, c.config, c.sms);
-  const OutputBounds bounds = output_bounds(A, q, ref.y_exact, ref.S, c.contract, schedule);
-  const F64Matrix a = to_double(A), w = to_double(dequantize(q));
-  const CounterRng rng(23, "order");
-  int multi_slice = 0;
-  for (int i = 0; i < c.shape.M; ++i) {
-    for (int j = 0; j < c.shape.N; ++j) {
-      const std::vector<Slice> slices = slices_of(schedule, locate(schedule, i, j));
-      multi_slice += slices.size() > 1;
-      for (int trial = 0; trial < 3; ++trial) {
-        const half_bits got = emulate_element(a, w, i, j, q.scales(0, j), q.group, c.contract, slices,
-                                              c.config.tile_k(), rng, (i * 7919ull + j) * 100000 + trial * 10000);
-        const Admissible adm = bounds.at(i, j);
-        ASSERT_TRUE(admits(adm, got)) << "(" << i << ", " << j << ") got " << half_to_double(got)
-                                      << " admissible keys [" << adm.key_lo << ", " << adm.key_hi
-                                      << "] y*=" << ref.y_exact(i, j) << " E=" << bounds.E(i, j);
-      }
-    }
-  }
+  const int multi_slice = check_emulation(c.shape, c.config, c.sms, contract_numerics(c.contract), 3);
   if (c.sms > 1) {
     EXPECT_GT(multi_slice, 0) << "the case never splits a column across blocks";
   }
@@ -96,6 +105,52 @@ INSTANTIATE_TEST_SUITE_P(
       return name(p.config) + "_m" + std::to_string(p.shape.M) + "k" + std::to_string(p.shape.K) +
              "_" + std::string(name(p.contract)) + "_sms" + std::to_string(p.sms);
     });
+
+// Numerics a kernel may declare beyond the two contracts': fp32 partials with round-then-scale
+// (vLLM-like) and fp16 partials with scale-then-round, on split per-column and grouped schedules.
+TEST(BoundHolds, ForDeclaredNumericsThatAreNoContracts) {
+  const Numerics vllm{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale};
+  const Numerics fp16_scale_first{Accumulator::fp32, Partials::fp16, Epilogue::scale_then_round};
+  for (const Numerics& n : {vllm, fp16_scale_first}) {
+    EXPECT_GT(check_emulation({17, 256, 2048, -1}, {2, 16, 4, -1}, 5, n, 1), 0);
+    EXPECT_GT(check_emulation({8, 256, 1024, 128}, {1, 8, 8, 8}, 7, n, 2), 0);
+  }
+}
+
+// The partial precision sets E, the epilogue order the admissible set around it, each alone.
+TEST(OutputBounds, DeclaredNumericsTakeThePartialsAndTheEpilogueSeparately) {
+  const Shape shape{5, 256, 1024, -1};
+  const HalfMatrix A = test_support::normal_half(shape.M, shape.K, 61, "A");
+  const QuantizedWeights q = test_support::normal_weights(shape.K, shape.N, shape.group, 62);
+  const Schedule schedule = make_schedule(shape, {1, 16, 4, -1}, 7);
+  const ReferenceOutput ref = reference_gemm(A, q, Contract::marlin, GemmPath::exact);
+  const Numerics vllm{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale};
+  const Numerics fp16_scale_first{Accumulator::fp32, Partials::fp16, Epilogue::scale_then_round};
+  const OutputBounds b_vllm = output_bounds(A, q, ref.y_exact, ref.S, vllm, schedule);
+  const OutputBounds b_fp32 = output_bounds(A, q, ref.y_exact, ref.S, Contract::fp32, schedule);
+  const OutputBounds b_marlin = output_bounds(A, q, ref.y_exact, ref.S, Contract::marlin, schedule);
+  const OutputBounds b_mixed = output_bounds(A, q, ref.y_exact, ref.S, fp16_scale_first, schedule);
+  int narrower = 0, other_epilogue = 0;
+  for (int i = 0; i < shape.M; ++i) {
+    for (int j = 0; j < shape.N; ++j) {
+      ASSERT_EQ(b_vllm.E(i, j), b_fp32.E(i, j));
+      ASSERT_EQ(b_mixed.E(i, j), b_marlin.E(i, j));
+      const Admissible v = b_vllm.at(i, j), m = b_marlin.at(i, j), f = b_fp32.at(i, j);
+      const Admissible same = admissible_output(ref.y_exact(i, j), b_fp32.E(i, j), q.scales(0, j), q.group,
+                                                Epilogue::round_then_scale);
+      ASSERT_EQ(v.key_lo, same.key_lo);
+      ASSERT_EQ(v.key_hi, same.key_hi);
+      ASSERT_TRUE(m.key_lo <= v.key_lo && v.key_hi <= m.key_hi) << "fp32 partials admit more than fp16 ones";
+      narrower += m.key_hi - m.key_lo > v.key_hi - v.key_lo;
+      other_epilogue += v.key_lo != f.key_lo || v.key_hi != f.key_hi;
+    }
+  }
+  EXPECT_GT(narrower, 0) << "dropping the fp16 partials never narrowed the admissible set";
+  EXPECT_GT(other_epilogue, 0) << "round-then-scale never changed the admissible set";
+  const Numerics fp16_acc{Accumulator::fp16, Partials::fp32, Epilogue::scale_then_round};
+  EXPECT_THROW(output_bounds(A, q, ref.y_exact, ref.S, fp16_acc, schedule), Error);
+  EXPECT_THROW(output_bounds_any_schedule(ref.y_exact, ref.S, q.scales, fp16_acc, shape, 8), Error);
+}
 
 // The same data accumulated in fp16 (every addition rounded to binary16) must fail the bound:
 // otherwise the bound could not tell fp32 accumulation from fp16.

@@ -1,6 +1,7 @@
 // Recordings (tilecheck/suite/recording.h, docs/recording-schema.md): a written recording reads
 // back equal, a file made the way version 1 wrote it (the cell's variant in the attribute "order")
-// is still read, the committed H200 recordings are read, and other versions are refused.
+// is still read, the committed H200 recordings are read, and other versions are refused. A cell's
+// declared numerics round-trip as version 3, written only when some cell has them.
 #include "tilecheck/suite/recording.h"
 
 #include <string>
@@ -66,8 +67,23 @@ TEST(Recording, IsWrittenAsVersionTwoWithTheAttributeVariant) {
   EXPECT_FALSE(h5::has_attribute(cell, "order"));
 }
 
+TEST(Recording, DeclaredNumericsRoundTripAsVersionThree) {
+  TempDir dir;
+  Recording r = two_cells();
+  const KernelNumerics vllm{{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale}, ScheduleKind::unknown, 64};
+  r.cells[1].declared = vllm;
+  write_recording(r, dir.file("rec.h5"));
+  EXPECT_EQ(h5::read_int_attribute(h5::File::open(dir.file("rec.h5")), "recording_schema_version"), 3);
+  const Recording back = read_recording(dir.file("rec.h5"));
+  ASSERT_EQ(back.cells.size(), 2u);
+  EXPECT_FALSE(back.cells[0].declared.has_value());
+  ASSERT_TRUE(back.cells[1].declared.has_value());
+  EXPECT_EQ(*back.cells[1].declared, vllm);
+}
+
 // A recording as version 1 wrote it: the cell's variant is the attribute "order".
-void write_version_one(const std::string& path, std::int64_t version = 1) {
+// `epilogue`, when given, adds a declaration with that epilogue (version 3).
+void write_version_one(const std::string& path, std::int64_t version = 1, const char* epilogue = nullptr) {
   h5::write_file_atomically(path, [&](h5::File& file) {
     h5::write_int_attribute(file, "recording_schema_version", version);
     h5::write_string_attribute(file, "device", "NVIDIA H200");
@@ -83,7 +99,29 @@ void write_version_one(const std::string& path, std::int64_t version = 1) {
     h5::write_int_attribute(g, "guard_cells", 0);
     h5::write_half_matrix(g, "C", HalfMatrix::Zero(1, 64));
     h5::write_matrix(g, "guard_written", RowMatrix<std::int32_t>(0, 3));
+    if (epilogue == nullptr) return;
+    h5::write_string_attribute(g, "numerics_accumulator", "fp32");
+    h5::write_string_attribute(g, "numerics_partials", "fp16");
+    h5::write_string_attribute(g, "numerics_epilogue", epilogue);
+    h5::write_string_attribute(g, "numerics_schedule", "model");
+    h5::write_int_attribute(g, "numerics_min_k_slice", 128);
   });
+}
+
+TEST(Recording, ABadDeclaredNumericsIsRefusedNamingTheFileAndTheCell) {
+  TempDir dir;
+  write_version_one(dir.file("good.h5"), 3, "round-then-scale");
+  const Recording good = read_recording(dir.file("good.h5"));
+  ASSERT_TRUE(good.cells[0].declared.has_value());
+  EXPECT_EQ(good.cells[0].declared->min_k_slice, 128);
+  write_version_one(dir.file("bad.h5"), 3, "scale-first");
+  try {
+    read_recording(dir.file("bad.h5"));
+    ADD_FAILURE() << "read an unknown epilogue";
+  } catch (const Error& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("bad.h5: cell 0: unknown epilogue order 'scale-first'"), std::string::npos) << text;
+  }
 }
 
 TEST(Recording, TheLegacyAttributeOrderIsReadAsTheVariant) {
@@ -112,12 +150,12 @@ TEST(Recording, TheCommittedH200RecordingsAreRead) {
 
 TEST(Recording, OtherVersionsAndMissingFilesAreRefusedWithTheReason) {
   TempDir dir;
-  write_version_one(dir.file("v3.h5"), 3);
+  write_version_one(dir.file("v4.h5"), 4);
   try {
-    read_recording(dir.file("v3.h5"));
-    ADD_FAILURE() << "read a version 3 recording";
+    read_recording(dir.file("v4.h5"));
+    ADD_FAILURE() << "read a version 4 recording";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("recording_schema_version is 3; expected 1 to 2"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("recording_schema_version is 4; expected 1 to 3"), std::string::npos)
         << e.what();
   }
   EXPECT_THROW(read_recording(dir.file("missing.h5")), Error);

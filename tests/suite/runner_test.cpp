@@ -82,6 +82,59 @@ TEST(JudgeCell, ACellAskingForAnotherContractIsAnError) {
   }
 }
 
+// What a cell is judged under: the library's declaration, else the contract's numerics on Marlin's
+// schedule; --schedule replaces only the schedule kind.
+TEST(JudgedNumerics, TheDeclarationElseTheContractWithTheScheduleOverridden) {
+  const KernelNumerics vllm{{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale}, ScheduleKind::model, 64};
+  EXPECT_EQ(judged_numerics(vllm, Contract::marlin), vllm);
+  EXPECT_EQ(judged_numerics(std::nullopt, Contract::marlin), contract_default(Contract::marlin));
+  KernelNumerics unknown = vllm;
+  unknown.schedule = ScheduleKind::unknown;
+  EXPECT_EQ(judged_numerics(vllm, Contract::marlin, ScheduleKind::unknown), unknown) << "the declared k-slice stays";
+  KernelNumerics fp32 = contract_default(Contract::fp32);
+  fp32.schedule = ScheduleKind::unknown;
+  EXPECT_EQ(judged_numerics(std::nullopt, Contract::fp32, ScheduleKind::unknown), fp32);
+  EXPECT_EQ(judged_numerics(unknown, Contract::fp32, ScheduleKind::model).schedule, ScheduleKind::model);
+}
+
+// A vLLM-like kernel (fp32 partials, per-column scales applied after rounding) on an fp32 case: its
+// correct output, the reference under the round-then-scale epilogue, passes when judged by its
+// declaration, which the outcome names; judged by the contract it does not.
+TEST(JudgeCell, ADeclaredEpilogueSetsTheExpectedOutput) {
+  const Fixture f = load_case(default_golden_paths(), "normal_m16_n256_k256_gcol_fp32");
+  const HalfMatrix rounded_first = reference_gemm(f.A, f.weights, Contract::marlin, GemmPath::exact).expected;
+  ASSERT_NE(rounded_first, f.ref.expected);
+  const KernelNumerics vllm{{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale}, ScheduleKind::model, 64};
+  const Cell cell = cell_of(f, 3);
+  const CellOutcome declared = judge_cell(f, cell, vllm, rounded_first, GuardBand{}, "");
+  EXPECT_EQ(declared.status, CellStatus::pass) << declared.message << " " << declared.tiers;
+  EXPECT_EQ(declared.worst_ulp, 0);
+  EXPECT_EQ(declared.numerics, "fp32 accumulator, fp32 partials, round-then-scale; schedule model");
+  const CellOutcome by_contract = judge_cell(f, cell, rounded_first, GuardBand{}, "");
+  EXPECT_GT(by_contract.worst_ulp, 0);
+  EXPECT_EQ(by_contract.numerics, "fp32 accumulator, fp32 partials, scale-then-round; schedule model");
+}
+
+// The fp32 contract's exact cases hold partial sums fp16 cannot: declared fp16 partials turn T0 off
+// there (T1 still judges), and an fp16 accumulator cannot be judged at all.
+TEST(JudgeCell, DeclaredNumericsDecideWhetherTheExactTierApplies) {
+  const Fixture f = load_case(default_golden_paths(), "exact_m16_n256_k256_gcol_fp32");
+  const Cell cell = cell_of(f, 3);
+  EXPECT_EQ(judge_cell(f, cell, f.ref.expected, GuardBand{}, "").tiers.rfind("t0=pass", 0), 0u);
+  const KernelNumerics fp16_partials{{Accumulator::fp32, Partials::fp16, Epilogue::scale_then_round},
+                                     ScheduleKind::model, 16};
+  const CellOutcome o = judge_cell(f, cell, fp16_partials, f.ref.expected, GuardBand{}, "");
+  EXPECT_EQ(o.status, CellStatus::pass) << o.message;
+  EXPECT_EQ(o.tiers.rfind("t0=n/a t1=pass", 0), 0u) << o.tiers;
+  const KernelNumerics fp16_acc{{Accumulator::fp16, Partials::fp32, Epilogue::scale_then_round}, ScheduleKind::model, 16};
+  try {
+    judge_cell(f, cell, fp16_acc, f.ref.expected, GuardBand{}, "");
+    ADD_FAILURE() << "judged an fp16 accumulator";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("accumulator fp16 is not supported"), std::string::npos) << e.what();
+  }
+}
+
 TEST(UnjudgedOutcome, AFaultIsFaultAHangIsHangUnsupportedIsNotApplicableAndTheRestIsError) {
   const Cell cell{kCase, TileConfig{1, 8, 8, 8}, Contract::marlin, "upstream", 1};
   KernelRun fault;
@@ -135,6 +188,9 @@ TEST(SuiteRunner, WithoutAKernelItLoadsFixturesAndBuildsExpectationsButRunsNothi
   EXPECT_EQ(kept->spec.id, kCase) << "a shared fixture outlives the switch to the next case";
 
   const Cell cell = cell_of(*kept, 5);
+  KernelNumerics unknown = contract_default(cell.contract);
+  unknown.schedule = ScheduleKind::unknown;
+  EXPECT_EQ(runner.expectation(cell, unknown).max_slices, max_slices_for(kept->spec.shape.K));
   const Expectation e = runner.expectation(cell);
   EXPECT_EQ(e.info.case_id, kCase);
   EXPECT_EQ(e.contract, Contract::marlin);

@@ -1,5 +1,8 @@
 // Worker processes (tilecheck/suite/worker.h): the messages round-trip, and a worker that cannot
 // start or dies says why. Runs without a GPU; the GPU tests drive real runs through workers.
+#include <cstdint>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <cuda_runtime.h>
@@ -73,6 +76,36 @@ TEST(WorkerMessages, ResultRoundTrips) {
   ASSERT_EQ(got.guard.written.size(), 2u);
   EXPECT_EQ(got.guard.written[1].row, 2);
   EXPECT_EQ(got.guard.written[1].bits, 0x4321);
+}
+
+TEST(WorkerMessages, ADeclaredNumericsCrossesAndABadOneIsRefused) {
+  KernelRun r;
+  r.declared = KernelNumerics{{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale}, ScheduleKind::unknown, 64};
+  Message m = worker::encode_result(r);
+  Message back(m.bytes());
+  const KernelRun got = worker::decode_result(back);
+  ASSERT_TRUE(got.declared.has_value());
+  EXPECT_EQ(*got.declared, *r.declared);
+  Message none = worker::encode_result(KernelRun{});
+  Message none_back(none.bytes());
+  EXPECT_FALSE(worker::decode_result(none_back).declared.has_value());
+  // A declaration at the end of a result, as put_numerics writes it, with schedule 3.
+  std::vector<char> bytes = none.bytes();
+  bytes.pop_back();  // "no declaration"
+  Message bad(bytes);
+  bad.put<std::uint8_t>(1);
+  for (std::int32_t field : {1, 2, 1, 3, 64}) bad.put<std::int32_t>(field);
+  try {
+    worker::decode_result(bad);
+    ADD_FAILURE() << "decoded schedule=3";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("schedule=3"), std::string::npos) << e.what();
+  }
+  WorkerInfo info;
+  info.declares_numerics = true;
+  Message i = worker::encode_info(info);
+  Message i_back(i.bytes());
+  EXPECT_TRUE(worker::decode_info(i_back).declares_numerics);
 }
 
 TEST(WorkerMessages, ATruncatedMessageIsAnErrorNotAnOverread) {

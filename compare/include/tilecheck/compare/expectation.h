@@ -1,7 +1,9 @@
 // What a correct kernel may produce for one case under one schedule: the inputs, the reference
 // (y*, S, the correctly rounded expected output), the per-element admissible intervals and the tile
-// grid used to attribute every element. Built once per (case, contract, config, sms), then used to
-// judge any number of outputs.
+// grid used to attribute every element. Built once per (case, contract, numerics, config, sms), then
+// used to judge any number of outputs. The numerics (tilecheck/reference/numerics.h) are the
+// contract's unless the kernel declared its own; under an unknown schedule the bounds hold for any
+// split of K (output_bounds_any_schedule) and the schedule only attributes elements to blocks.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -10,6 +12,7 @@
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/gemm.h"
 #include "tilecheck/reference/matrix.h"
+#include "tilecheck/reference/numerics.h"
 #include "tilecheck/reference/quantize.h"
 #include "tilecheck/reference/schedule.h"
 #include "tilecheck/compare/tiles.h"
@@ -28,7 +31,9 @@ struct CaseInfo {
 
 struct Expectation {
   CaseInfo info;
-  Contract contract = Contract::fp32;
+  Contract contract = Contract::fp32;  // the contract the case is judged under (the launch's)
+  KernelNumerics numerics;             // what the bounds assume: contract_default(contract) unless declared
+  int max_slices = 0;                  // unknown schedule: the most slices the bounds allow; 0 under the model
   Schedule schedule;
   HalfMatrix A;           // (M, K) fp16: hints test hypotheses (a dropped k-chunk) on the inputs
   QuantizedWeights w;     // codes (K, N), scales (G, N)
@@ -38,11 +43,18 @@ struct Expectation {
   const Shape& shape() const { return schedule.shape; }
   int M() const { return schedule.shape.M; }
   int N() const { return schedule.shape.N; }
-  bool exact_tier() const { return info.distribution == "exact"; }
+  // T0 applies to exact cases whose exactness survives the numerics (exact_under): fp16 partials
+  // cannot hold every partial sum of the fp32 contract's exact cases.
+  bool exact_tier() const { return info.distribution == "exact" && exact_under(numerics.numerics, contract); }
 };
 
-// Takes the reference as computed by the caller (or loaded from a fixture); computes the bounds for
-// the schedule. Throws tc::Error when the shapes disagree.
+// Takes the reference as computed by the caller (or loaded from a fixture; its expected output must
+// be under the numerics' epilogue, i.e. reference_gemm under epilogue_contract); computes the bounds
+// for the schedule, or for any schedule of at most max_slices_for(K, min_k_slice) slices when the
+// numerics say unknown. Throws tc::Error when the shapes disagree or the numerics cannot be bounded.
+Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract, const KernelNumerics& numerics,
+                             ReferenceOutput ref, Schedule schedule, CaseInfo info = {});
+// The same under the contract's own numerics and Marlin's schedule.
 Expectation make_expectation(HalfMatrix A, QuantizedWeights w, Contract contract, ReferenceOutput ref,
                              Schedule schedule, CaseInfo info = {});
 // The same, computing the reference with tc::reference_gemm on the default path.
@@ -58,5 +70,10 @@ Expectation make_expectation(const Fixture& f, Schedule schedule, const std::str
 // other contract's rounding). The one way `tilecheck compare`, `tilecheck tiles` and the suite's
 // runner build what they judge against.
 Expectation make_expectation(const Fixture& f, Contract contract, Schedule schedule, const std::string& source = {});
+// The fixture's case under `contract` judged with a kernel's declared numerics: the stored reference
+// when its expected output is the one the numerics' epilogue gives (the same epilogue, or grouped
+// scales, where both epilogues are one rounding), otherwise the reference recomputed.
+Expectation make_expectation(const Fixture& f, Contract contract, const KernelNumerics& numerics, Schedule schedule,
+                             const std::string& source = {});
 
 }  // namespace tc

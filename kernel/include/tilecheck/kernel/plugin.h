@@ -3,6 +3,8 @@
  * A kernel library exports the three functions declared at the end (tc_plugin_info,
  * tc_plugin_workspace_size, tc_plugin_run). tilecheck loads it with dlopen, fills a tc_problem and
  * calls tc_plugin_run. Our own kernel is exposed through exactly this ABI (docs/plugin.md).
+ * Optionally it also exports tc_plugin_numerics, declaring its arithmetic and work split per problem;
+ * a library without it is judged by the problem's contract and Marlin's striped schedule. 
  *
  * Layouts (all device pointers, 16-byte aligned):
  *   A:      (M, K) fp16 row-major
@@ -77,6 +79,36 @@ typedef struct {
   const tc_tile_config* configs;
 } tc_plugin_info_t;
 
+/* A kernel's numerics (docs/numerics.md, "Declared numerics"). Every enum starts at 1: a field left
+ * zero is refused as not declared, and so is any value not listed here. */
+typedef enum {
+  TC_ACCUMULATOR_FP32 = 1, /* fp32 MMA accumulators (all tilecheck can bound) */
+  TC_ACCUMULATOR_FP16 = 2  /* fp16 accumulators: declared honestly, refused by the judge */
+} tc_accumulator;
+
+typedef enum {
+  TC_PARTIALS_FP16 = 1, /* partial sums passed between thread blocks are stored as fp16 */
+  TC_PARTIALS_FP32 = 2  /* ... as fp32 */
+} tc_partials;
+
+typedef enum {
+  TC_EPILOGUE_ROUND_THEN_SCALE = 1, /* per-column scales: RN16(RN16(acc) * s) */
+  TC_EPILOGUE_SCALE_THEN_ROUND = 2  /* per-column scales: RN16(RN32(acc * s)); grouped scales: either is RN16(acc) */
+} tc_epilogue;
+
+typedef enum {
+  TC_SCHEDULE_MARLIN_STRIPED = 1, /* Marlin's striped split of K over the grid, as reference/schedule.h models it */
+  TC_SCHEDULE_UNKNOWN = 2         /* any split of K into slices of at least min_k_slice rows, any reduction order */
+} tc_schedule;
+
+typedef struct {
+  int accumulator; /* tc_accumulator */
+  int partials;    /* tc_partials */
+  int epilogue;    /* tc_epilogue */
+  int schedule;    /* tc_schedule */
+  int min_k_slice; /* the shallowest range of K one thread block sums, in rows: a multiple of 16; 0: not known (16) */
+} tc_numerics;
+
 /* Static description of the library. */
 TC_PLUGIN_EXPORT const tc_plugin_info_t* tc_plugin_info(void);
 /* Bytes of workspace tc_plugin_run needs for this problem (sizes, group, contract, config, sms,
@@ -89,6 +121,12 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_size(const tc_problem* problem, s
  * error, writes a one-line reason into message (if not NULL). Thread-safe for different streams
  * with different workspaces; a workspace must not be shared by launches that may run at once. */
 TC_PLUGIN_EXPORT tc_status tc_plugin_run(const tc_problem* problem, char* message, size_t message_capacity);
+/* OPTIONAL. The numerics tc_plugin_run uses for this problem (sizes, group, contract, config, sms,
+ * max_par are read; pointers are not): fills *numerics and returns TC_OK, or TC_ERR_UNSUPPORTED
+ * (tilecheck reports the cell n/a) or another error with a message. Called after each run that
+ * returned TC_OK, for the same problem. */
+TC_PLUGIN_EXPORT tc_status tc_plugin_numerics(const tc_problem* problem, tc_numerics* numerics, char* message,
+                                              size_t message_capacity);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 
 #include "tilecheck/kernel/kernel_api.h"
 #include "tilecheck/kernel/plugin.h"
+#include "tilecheck/reference/numerics.h"
 #include "tilecheck/reference/schedule.h"
 
 namespace tc {
@@ -26,6 +27,12 @@ class KernelPlugin {
   const std::string& path() const { return path_; }
   RunResult workspace_size(const tc_problem& problem, size_t& bytes) const;
   RunResult run(const tc_problem& problem) const;
+  // Whether the library declares its numerics (the optional tc_plugin_numerics).
+  bool declares_numerics() const { return numerics_ != nullptr; }
+  // Its declaration for `problem`, checked: a field left zero or out of its enum, or a min_k_slice
+  // that is not a non-negative multiple of 16, is TC_ERR_INVALID_ARGUMENT naming the library, the
+  // field and its value. Only for libraries that declare; throws otherwise.
+  RunResult numerics(const tc_problem& problem, KernelNumerics& out) const;
   bool can_trace() const { return traced_ != nullptr; }
   // Only for libraries that export tc_kernel_run_traced (ours); throws otherwise.
   RunResult run_traced(const tc_problem& problem, int* trace, int capacity) const;
@@ -39,6 +46,7 @@ class KernelPlugin {
   const tc_plugin_info_t* info_ = nullptr;
   tc_status (*workspace_size_)(const tc_problem*, size_t*, char*, size_t) = nullptr;
   tc_status (*run_)(const tc_problem*, char*, size_t) = nullptr;
+  tc_status (*numerics_)(const tc_problem*, tc_numerics*, char*, size_t) = nullptr;
   tc_kernel_run_traced_fn traced_ = nullptr;
   tc_kernel_run_dump_fn dump_ = nullptr;
 };

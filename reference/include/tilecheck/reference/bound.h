@@ -1,13 +1,15 @@
 // Error bounds: for each output element, the set of fp16 results a correct kernel may produce under
-// a contract and a schedule (derivation: docs/numerics.md).
+// its numerics (tilecheck/reference/numerics.h) and a schedule (derivation: docs/numerics.md).
 //
 //   E = gamma_{K + P}(2^-23) * S                      fp32 accumulation, modelled as truncation; P
 //                                                     cross-block additions (P = slice_count - 1)
-//     + sum_j (u16 * (1 + gamma) * S_j + 2^-25)         marlin contract only: the P fp16 roundings
+//     + sum_j (u16 * (1 + gamma) * S_j + 2^-25)         fp16 partials only: the P fp16 roundings
 //                                                     of partial sums, S_j the magnitude sum of the
 //                                                     j-th stored partial
-// The output passes iff it is a possible rounding, under the contract's epilogue, of some value in
+// The output passes iff it is a possible rounding, under the epilogue, of some value in
 // [y* - E, y* + E]. Rounding is monotone, so that set is a range of ordered keys [key_lo, key_hi].
+// E depends only on the partial-sum precision, the admissible set around it only on the epilogue
+// order. Each function that takes a Contract judges by the contract's numerics (contract_numerics).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -15,6 +17,7 @@
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/fp16.h"
 #include "tilecheck/reference/matrix.h"
+#include "tilecheck/reference/numerics.h"
 #include "tilecheck/reference/quantize.h"
 #include "tilecheck/reference/schedule.h"
 
@@ -34,19 +37,21 @@ struct Admissible {
 bool admits(const Admissible& a, half_bits got);
 
 // The admissible set for an accumulator known to lie in [y - E, y + E] (E >= 0), through the
-// contract's epilogue (`scale` is used for per-column groups only).
+// epilogue (`scale` is used for per-column groups only).
+Admissible admissible_output(double y, double E, half_bits scale, int group, Epilogue epilogue);
 Admissible admissible_output(double y, double E, half_bits scale, int group, Contract contract);
 
 // The error bound E for one element: S its magnitude sum, K the depth, partial_S the magnitude sums
 // of the fp16 partial sums stored along the way (empty for the fp32 contract or one slice).
 double error_bound(double S, int K, int cross_block_adds, const std::vector<double>& partial_S);
 
-// Above this many multiply-adds (M * N * K) the marlin contract's stored partials are each charged
+// Above this many multiply-adds (M * N * K) stored fp16 partials are each charged
 // the element's whole S rather than their own magnitude (docs/numerics.md).
 constexpr double kPrecisePartialWork = 2147483648.0;  // 2^31
 
 // Per-element bounds for a whole output under a schedule. Needs A and w^ for the partial sums that
-// the marlin contract stores in fp16 (the sums over each reduction prefix of a column's slices).
+// fp16 partials store (the sums over each reduction prefix of a column's slices). Throws for
+// numerics it cannot bound (require_boundable).
 struct OutputBounds {
   RowMatrix<std::int32_t> key_lo;  // (M, N)
   RowMatrix<std::int32_t> key_hi;
@@ -58,15 +63,21 @@ struct OutputBounds {
 };
 
 OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const F64Matrix& y_exact,
+                           const F64Matrix& S, const Numerics& numerics, const Schedule& schedule,
+                           double precise_partial_work = kPrecisePartialWork);
+OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const F64Matrix& y_exact,
                            const F64Matrix& S, Contract contract, const Schedule& schedule,
                            double precise_partial_work = kPrecisePartialWork);
 
 // Bounds that hold for ANY split of K into at most max_slices slices (contiguous k-ranges) and any
 // order of combining them, for kernels whose schedule tilecheck does not model (docs/numerics.md,
-// "Bounds for an unknown schedule"): max_slices - 1 cross-block additions, and under the marlin
-// contract max_slices - 1 fp16 stores each charged the element's whole S (a stored partial sums a
-// subset of the products, so its exact magnitude is at most S whatever its k-range). No A or w^:
-// only the scales, which the per-column epilogue multiplies by (row 0 used). scales: (G, N).
+// "Bounds for an unknown schedule"): max_slices - 1 cross-block additions, and with fp16 partials
+// max_slices - 1 fp16 stores each charged the element's whole S (a stored partial sums a subset of
+// the products, so its exact magnitude is at most S whatever its k-range). No A or w^: only the
+// scales, which the per-column epilogue multiplies by (row 0 used). scales: (G, N).
+OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matrix& S,
+                                        const HalfMatrix& scales, const Numerics& numerics,
+                                        const Shape& shape, int max_slices);
 OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matrix& S,
                                         const HalfMatrix& scales, Contract contract,
                                         const Shape& shape, int max_slices);

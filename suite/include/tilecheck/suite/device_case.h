@@ -4,6 +4,7 @@
 // Host code only (the CUDA runtime API); used by `tilecheck run` and the GPU tests alike.
 #pragma once
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "tilecheck/compare/compare.h"
@@ -63,6 +64,7 @@ struct KernelRun {
   bool hang = false; // the watchdog ended the run (a worker process killed; fault is set too)
   HalfMatrix C;      // (M, N)
   GuardBand guard;   // the poisoned rows around C, and which of them were written
+  std::optional<KernelNumerics> declared = std::nullopt;  // the library's tc_plugin_numerics for this problem, if any
 };
 
 class DeviceCase {
@@ -81,6 +83,7 @@ class DeviceCase {
   RunResult ask(const KernelPlugin& kernel, const Launch& l, Workspace& ws) const;
   // Waits for l.stream, detects faults, reads back C and the guard band.
   KernelRun collect(const Launch& l, const RunResult& launched);
+  // launch + collect; a library that declares its numerics is then asked for them (KernelRun::declared).
   KernelRun run(const KernelPlugin& kernel, const Launch& l, Workspace& ws);
   void poison();
   void* output() const;  // device pointer of C (inside the guard rows)

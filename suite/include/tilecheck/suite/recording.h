@@ -2,6 +2,7 @@
 // that the comparator and `tilecheck run` can show the whole flow on a machine without a GPU.
 // The file format (groups, datasets, attributes, versions): docs/recording-schema.md.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ struct RecordedCell {
   Cell cell;
   HalfMatrix C;
   GuardBand guard;
+  std::optional<KernelNumerics> declared = std::nullopt;  // what the library declared (tc_plugin_numerics)
 };
 
 struct Recording {

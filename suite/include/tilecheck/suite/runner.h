@@ -4,6 +4,7 @@
 #pragma once
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "tilecheck/compare/compare.h"
@@ -35,6 +36,7 @@ struct CellOutcome {
   std::string error_map;         // written for failing cells when an error-map directory is set
   std::uint64_t error_map_bytes = 0;
   bool error_map_skipped = false;  // failing, but the run's error-map budget had no room for its map
+  std::string numerics;          // what the bounds assumed, name(KernelNumerics) (judged cells)
   double seconds = 0;
 };
 
@@ -43,9 +45,19 @@ struct CellOutcome {
 // `error_map_dir` unless it is empty (and, given a `budget`, only if it has room for the map). Safe to
 // call from several threads at once, given `hdf5`: the HDF5 library is not thread-safe, and every
 // thread that touches it must hold that mutex.
+CellOutcome judge_cell(const Fixture& f, const Cell& cell, const KernelNumerics& numerics, const HalfMatrix& C,
+                       const GuardBand& guard, const std::string& error_map_dir, std::mutex* hdf5 = nullptr,
+                       ErrorMapBudget* budget = nullptr);
+// The same under the cell's contract's numerics and Marlin's schedule (a library that declares nothing).
 CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
                        const std::string& error_map_dir, std::mutex* hdf5 = nullptr,
                        ErrorMapBudget* budget = nullptr);
+
+// What a cell is judged under: the library's declaration for it, else its contract's numerics under
+// Marlin's schedule; `schedule` (tilecheck run|compare|tiles --schedule) overrides the schedule kind,
+// keeping the declared min_k_slice (16 when nothing was declared).
+KernelNumerics judged_numerics(const std::optional<KernelNumerics>& declared, Contract contract,
+                               std::optional<ScheduleKind> schedule = std::nullopt);
 
 // The outcome of a run that left nothing to judge: HANG, FAULT, n/a (TC_ERR_UNSUPPORTED) or ERROR.
 CellOutcome unjudged_outcome(const Cell& cell, const KernelRun& r);
@@ -60,6 +72,8 @@ class SuiteRunner {
   // The same fixture, kept alive for work that outlives the runner's switch to the next case.
   std::shared_ptr<const Fixture> shared_fixture(const std::string& case_id);
   Expectation expectation(const Cell& cell);           // the case under the cell's schedule
+  // ... and under the numerics a library declared for it (judged_numerics)
+  Expectation expectation(const Cell& cell, const KernelNumerics& numerics);
   KernelRun execute(const Cell& cell);                 // the kernel's output for the cell
 
  private:

@@ -29,6 +29,7 @@ struct WorkerInfo {
   std::vector<TileConfig> configs;
   std::string device;       // device_description()
   int multiprocessors = 0;
+  bool declares_numerics = false;  // the library exports tc_plugin_numerics
 };
 
 // The worker's side: serves the parent on stdin/stdout until told to quit or stdin closes. Returns
