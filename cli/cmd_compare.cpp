@@ -36,7 +36,7 @@ struct Options {
 // A fixture file, or the id of a catalogue case (made on demand if it is a generated one).
 Fixture load(const std::string& fixture) {
   std::error_code ec;
-  if (std::filesystem::exists(fixture, ec)) return load_fixture(fixture);
+  if (std::filesystem::exists(fixture, ec)) return load_fixture_file(default_golden_paths(), fixture);
   const GoldenPaths paths = default_golden_paths();
   const bool looks_like_id = fixture.find('/') == std::string::npos && fixture.find(".h5") == std::string::npos;
   require(looks_like_id && load_catalogue(paths.catalogue()).find(fixture) != nullptr, "fixture '", fixture,
