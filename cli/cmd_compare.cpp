@@ -40,8 +40,8 @@ struct Options {
 // A fixture file, or the id of a catalogue case (made on demand if it is a generated one).
 Fixture load(const std::string& fixture, const DataOptions& data) {
   std::error_code ec;
-  if (std::filesystem::exists(fixture, ec)) return load_fixture(fixture);
   const GoldenPaths paths = data.find().golden;
+  if (std::filesystem::exists(fixture, ec)) return load_fixture_file(paths, fixture);
   const bool looks_like_id = fixture.find('/') == std::string::npos && fixture.find(".h5") == std::string::npos;
   require(looks_like_id && load_catalogue(paths.catalogue()).find(fixture) != nullptr, "fixture '", fixture,
           "': no such file, and not a case id of ", paths.catalogue());

@@ -13,6 +13,7 @@
 #include "tilecheck/reference/error.h"
 #include "tilecheck/compare/poison.h"
 #include "tilecheck/compare/report.h"
+#include "tilecheck/fixtures/fixture.h"
 
 namespace tc {
 namespace {
@@ -171,6 +172,29 @@ TEST(InjectedFaults, TruncatingEpilogueFailsTheExactAndStatisticsTiers) {
   const Comparison cx = compare(x, got);
   EXPECT_EQ(cx.t0.status, TierStatus::fail);
   EXPECT_EQ(cx.counts.not_exact, 1);
+}
+
+// y* NaN where a stored fp16 partial may overflow (specials, per-column marlin, several slices): NaN
+// in every summation order, so a number there is a mismatch (docs/compare.md); it used to pass as
+// "unbounded".
+TEST(SpecialValues, NanExpectedWhereAPartialMayOverflowAcceptsOnlyNan) {
+  const Fixture f = make_fixture(CaseSpec{"specials_k1024", Shape{16, 256, 1024, kPerColumn}, Contract::marlin,
+                                          Distribution::specials, 5});
+  const Expectation e = make_expectation(f, make_schedule(f.spec.shape, choose_config(f.spec.shape), 8));
+  HalfMatrix got = f.ref.expected;
+  long long changed = 0;
+  for (int i = 0; i < e.M(); ++i)
+    for (int j = 0; j < e.N(); ++j) {
+      const Admissible adm = e.bounds.at(i, j);
+      if (!(adm.nan_expected && adm.unbounded)) continue;
+      got(i, j) = round_to_half(1.0);
+      ++changed;
+    }
+  ASSERT_GT(changed, 0) << "the case must have NaN elements whose partial sums may overflow";
+  EXPECT_TRUE(compare(e, f.ref.expected).passed());
+  const Comparison c = compare(e, got);
+  EXPECT_EQ(c.counts.bound, changed) << report(e, c);
+  EXPECT_FALSE(c.passed());
 }
 
 TEST(Histogram, BinsMatchTheirLabels) {

@@ -64,6 +64,36 @@ TEST(JudgeElement, ExpectedNanAcceptsAnyNanAndNothingElse) {
   EXPECT_EQ(judge_element(kHalfPosInf, kHalfCanonicalNan, nan).verdict, Verdict::nonfinite);
 }
 
+// y* NaN is NaN in every summation order, so a partial sum that may overflow admits nothing more.
+TEST(JudgeElement, ExpectedNanAcceptsOnlyNanEvenWhereAPartialSumMayOverflow) {
+  const Admissible nan_unbounded{0, 0, true, true};
+  EXPECT_TRUE(nan_only(kHalfCanonicalNan, nan_unbounded));
+  EXPECT_EQ(judge_element(0xFE01, kHalfCanonicalNan, nan_unbounded).verdict, Verdict::pass);
+  const ElementJudgement finite = judge_element(kOne, kHalfCanonicalNan, nan_unbounded);
+  EXPECT_EQ(finite.verdict, Verdict::fail_bound);
+  EXPECT_EQ(finite.allowance, 0) << "no allowance where only a NaN is admissible";
+  EXPECT_EQ(judge_element(kHalfPosInf, kHalfCanonicalNan, nan_unbounded).verdict, Verdict::nonfinite);
+}
+
+// An expected NaN with an interval of numbers (a reference that contradicts its own bound): the
+// expected value wins, as docs/compare.md says.
+TEST(JudgeElement, ExpectedNanIsNotMetByANumberInsideTheInterval) {
+  const Admissible numbers = around(kOne, 4, 4);
+  EXPECT_TRUE(nan_only(kHalfCanonicalNan, numbers));
+  EXPECT_EQ(judge_element(kOne, kHalfCanonicalNan, numbers).verdict, Verdict::fail_bound);
+  EXPECT_EQ(judge_element(kHalfCanonicalNan, kHalfCanonicalNan, numbers).verdict, Verdict::pass);
+  EXPECT_FALSE(nan_only(kOne, numbers));
+}
+
+// The exception: an interval at the fp16 overflow edge times a zero per-column scale (marlin) may
+// round to Inf * 0 = NaN or 65504 * 0 = 0; the bound marks it unbounded without y* being NaN.
+TEST(JudgeElement, IntervalEndingInANanEpilogueAdmitsZeroNextToAnExpectedNan) {
+  const Admissible edge{0, 0, false, true};
+  EXPECT_FALSE(nan_only(kHalfCanonicalNan, edge));
+  EXPECT_EQ(judge_element(0x0000, kHalfCanonicalNan, edge).verdict, Verdict::pass);
+  EXPECT_EQ(judge_element(kHalfCanonicalNan, kHalfCanonicalNan, edge).verdict, Verdict::pass);
+}
+
 TEST(JudgeElement, NonFiniteWhereFiniteExpected) {
   const Admissible adm = around(kOne, 4, 4);
   for (half_bits g : {kHalfCanonicalNan, kHalfPosInf, kHalfNegInf}) {

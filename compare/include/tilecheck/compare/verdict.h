@@ -1,11 +1,13 @@
 // The verdict on one output element: the rules every tier builds on (docs/compare.md).
 //   UNWRITTEN  got is the poison sentinel (tilecheck/compare/poison.h): the kernel never wrote it
-//   PASS       got is admissible: tc::admits(bounds, got) under the contract and the schedule
+//   PASS       got is admissible: tc::admits(bounds, got) under the contract and the schedule, and a
+//              NaN where only a NaN is (nan_only)
 //   NONFINITE  got is NaN or Inf and not admissible (e.g. finite expected)
 //   FAIL_BOUND got is finite and not admissible
 //   GUARD      a cell of the guard band around the output was written (guard cells only)
-// Admissibility already encodes the special values (tilecheck/reference/bound.h): +-0 compare equal, an
-// expected NaN accepts any NaN and nothing else, Inf only where the interval reaches overflow.
+// Admissibility encodes the special values (tilecheck/reference/bound.h): +-0 compare equal, Inf only
+// where the interval reaches overflow. An expected NaN accepts any NaN and nothing else (nan_only),
+// also where an fp16 partial sum may overflow.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -42,12 +44,22 @@ inline std::int32_t signed_ulp(half_bits got, half_bits expected) {
   return half_key(got) - half_key(expected);
 }
 
+// Whether only a NaN is admissible. Where y* is NaN (a NaN input, Inf * 0, or +Inf and -Inf among the
+// products: adm.nan_expected) every summation order gives NaN, so a partial sum that may overflow
+// (adm.unbounded) changes nothing; and a NaN expected value is never met by a number unless the
+// admissible set itself reaches a NaN epilogue (unbounded: an fp16 sum at the overflow edge times a
+// zero per-column scale, which a correct kernel may also round to 65504 * 0 = 0).
+inline bool nan_only(half_bits expected, const Admissible& adm) {
+  return adm.nan_expected || (is_nan(expected) && !adm.unbounded);
+}
+
 // How far from `expected`, in ULPs, the admissible range reaches on the side where got lies (the
 // farther side when got equals expected or is NaN), so |ulp| <= allowance exactly when a comparable
 // got is admissible. 0 for an expected NaN, kUnbounded when everything is admissible.
 inline std::int32_t allowance_ulps(half_bits got, half_bits expected, const Admissible& adm) {
+  if (nan_only(expected, adm)) return 0;
   if (adm.unbounded) return kUnbounded;
-  if (adm.nan_expected || is_nan(expected)) return 0;
+  if (is_nan(expected)) return 0;
   const std::int32_t k = half_key(expected);
   const std::int32_t up = adm.key_hi - k > 0 ? adm.key_hi - k : 0;
   const std::int32_t down = k - adm.key_lo > 0 ? k - adm.key_lo : 0;
@@ -75,7 +87,7 @@ inline ElementJudgement judge_element(half_bits got, half_bits expected, const A
   if (got == kPoison) {
     j.verdict = Verdict::unwritten;
     j.mark = Mark::unwritten;
-  } else if (admits(adm, got)) {
+  } else if (nan_only(expected, adm) ? is_nan(got) : admits(adm, got)) {
     j.verdict = Verdict::pass;
     j.mark = exact_match(got, expected) ? Mark::exact
              : (j.ulp == 1 || j.ulp == -1) ? Mark::one_ulp
