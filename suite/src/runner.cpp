@@ -60,11 +60,10 @@ KernelRun SuiteRunner::execute(const Cell& cell) {
   return device_->run(*kernel_, l, workspace_);
 }
 
-CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
-                       const std::string& error_map_dir, std::mutex* hdf5) {
-  CellOutcome out;
-  out.cell = cell;
-  out.family = case_family(f.spec);
+namespace {
+
+void judge_into(CellOutcome& out, const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
+                const std::string& error_map_dir, std::mutex* hdf5) {
   const Expectation e = cell_expectation(f, cell);
   const Comparison c = compare(e, C, guard);
   for (const TileSummary& t : c.tiles) {
@@ -76,12 +75,31 @@ CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, 
   out.counts = c.counts;
   out.tiers = cat("t0=", name(c.t0.status), " t1=", name(c.t1.status), " t2=", name(c.t2.status));
   for (const Hint& h : c.hints) out.hints.emplace_back(name(h.kind));
-  if (!c.passed() && !error_map_dir.empty()) {
+  if (c.passed() || error_map_dir.empty()) return;
+  try {  // a map that cannot be written does not change the verdict
     std::filesystem::create_directories(error_map_dir);
     out.error_map = error_map_dir + "/" + cell.name() + ".errmap.h5";
     std::unique_lock<std::mutex> lock;
     if (hdf5) lock = std::unique_lock<std::mutex>(*hdf5);
     write_error_map(out.error_map, e, c);
+  } catch (const std::exception& error) {
+    out.message += cat(" (error map not written: ", error.what(), ")");
+    out.error_map.clear();
+  }
+}
+
+}  // namespace
+
+CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
+                       const std::string& error_map_dir, std::mutex* hdf5) {
+  CellOutcome out;
+  out.cell = cell;
+  out.family = case_family(f.spec);
+  try {
+    judge_into(out, f, cell, C, guard, error_map_dir, hdf5);
+  } catch (const std::exception& e) {  // with its family, so the summary table shows it too
+    out.status = CellStatus::error;
+    out.message = e.what();
   }
   return out;
 }
