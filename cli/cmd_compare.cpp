@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "commands.h"
+#include "option_limits.h"
+#include "output_paths.h"
 #include "tilecheck/compare/compare.h"
 #include "tilecheck/compare/determinism.h"
 #include "tilecheck/reference/error.h"
@@ -62,6 +64,10 @@ TileConfig config_for(const Shape& shape, const Options& o) {
 }
 
 int run(const Options& o) {
+  PathPlan paths;
+  paths.input_case("--fixture", o.fixture, default_golden_paths()).output_file("--report", o.report);
+  for (const std::string& output : o.outputs) paths.input("--output", output);
+  paths.check();
   const Fixture f = load(o.fixture);
   const Shape& shape = f.spec.shape;
   std::vector<HalfMatrix> outputs;
@@ -100,10 +106,13 @@ Command add_compare(CLI::App& parent) {
                   "repeated launches: the first is judged, all must be bitwise equal (T3)")
       ->required()
       ->take_all();
-  app->add_option("--tile", o->tile, "Tile N x K of the kernel's schedule, e.g. 256x64 (default: Marlin's choice)");
-  app->add_option("--m-blocks", o->m_blocks, "16-row blocks per tile, 1..4 (default: Marlin's choice)");
+  app->add_option("--tile", o->tile, "Tile N x K of the kernel's schedule, e.g. 256x64 (default: Marlin's choice)")
+      ->check(library_tile());
+  app->add_option("--m-blocks", o->m_blocks, "16-row blocks per tile, 1..4 (default: Marlin's choice)")
+      ->check(library_m_blocks());
   app->add_option("--sms", o->sms, "Grid size the kernel ran with (Marlin: the SM count); sets the fp16 partial "
                                    "sums the marlin contract allows for")
+      ->check(grid_size(1))
       ->capture_default_str();
   app->add_option("--contract", o->contract, "Numerics contract, marlin or fp32 (default: the fixture's)");
   app->add_option("--report", o->report, "Write the error map (HDF5, docs/errormap-schema.md) here");

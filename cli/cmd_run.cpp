@@ -17,6 +17,9 @@
 #include <cuda_runtime.h>
 
 #include "commands.h"
+#include "option_limits.h"
+#include "output_paths.h"
+#include "recorded_cells.h"
 #include "tilecheck/suite/device_case.h"
 #include "tilecheck/reference/error.h"
 #include "tilecheck/fixtures/fixture.h"
@@ -91,6 +94,8 @@ int judge_recording(const std::string& path, const std::regex& filter, const Run
   for (const RecordedCell& r : recording.cells)
     if (std::regex_search(r.cell.name(), filter)) chosen.push_back(&r);
   require(!chosen.empty(), "no recorded cell matches --filter '", o.filter, "'");
+  const Catalogue catalogue = load_catalogue(default_golden_paths().catalogue());
+  for (const RecordedCell* r : chosen) check_recorded_cell(*r, catalogue, path);
   SuiteRunner runner(nullptr, default_golden_paths());
   std::mutex hdf5;  // fixture loads here, error-map writes on the workers
   JudgePool pool(o.threads);
@@ -262,6 +267,7 @@ Command add_run(CLI::App& parent) {
   app->add_option("--record", o->record, "Also write the outputs of the cells run as a recording (HDF5)");
   app->add_flag("--reduced", o->reduced, "Only the reduced matrix (the sanitizer tier's cells)");
   app->add_option("--threads", o->threads, "Threads judging cells, one cell each (0: one per hardware thread)")
+      ->check(judge_threads())
       ->capture_default_str();
   app->add_flag("--committed", o->committed, "Only cases whose golden file is committed (no large on-demand ones)");
   app->add_option("--contract", o->contract, "Only cases of this numerics contract")
@@ -272,7 +278,7 @@ Command add_run(CLI::App& parent) {
   app->add_option("--cell-timeout", o->cell_timeout,
                   "Seconds a cell may run from launch to result before it is a HANG (0: 30 s plus the multiply-adds "
                   "at 0.1 TFLOP/s)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(timeout_seconds(true))
       ->capture_default_str();
   app->add_option("--fault-limit", o->fault_limit,
                   "Consecutive FAULT/HANG cells of one configuration after which its other cells are not run")
@@ -283,6 +289,10 @@ Command add_run(CLI::App& parent) {
       "on. A cell the library does not implement (TC_ERR_UNSUPPORTED) is n/a, never a failure.\n"
       "Exit status: 0 every cell that ran passed; 1 any FAIL, FAULT, HANG or ERROR; 2 bad input.");
   return {app, [o] {
+            PathPlan paths;
+            paths.input("--recording", o->recording).input("--kernel", o->kernel).input("the committed recording", TC_DEFAULT_RECORDING);
+            paths.output_file("--json", o->json).output_file("--record", o->record).output_dir("--errmaps", o->error_maps);
+            paths.check();
             std::regex filter;
             try {
               filter = std::regex(o->filter);
