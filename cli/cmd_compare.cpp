@@ -65,7 +65,8 @@ TileConfig config_for(const Shape& shape, const Options& o) {
 
 int run(const Options& o) {
   PathPlan paths;
-  paths.input_case("--fixture", o.fixture, default_golden_paths()).output_file("--report", o.report);
+  paths.input_case("--fixture", o.fixture, default_golden_paths()).fixtures(default_golden_paths());
+  paths.output_file("--report", o.report);
   for (const std::string& output : o.outputs) paths.input("--output", output);
   paths.check();
   const Fixture f = load(o.fixture);

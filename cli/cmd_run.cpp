@@ -291,6 +291,7 @@ Command add_run(CLI::App& parent) {
   return {app, [o] {
             PathPlan paths;
             paths.input("--recording", o->recording).input("--kernel", o->kernel).input("the committed recording", TC_DEFAULT_RECORDING);
+            paths.fixtures(default_golden_paths());
             paths.output_file("--json", o->json).output_file("--record", o->record).output_dir("--errmaps", o->error_maps);
             paths.check();
             std::regex filter;

@@ -172,7 +172,7 @@ void run_bisect(const TilesOptions& o, const Fixture& f, const Expectation& e, c
 
 int run_tiles(const TilesOptions& o) {
   PathPlan plan;
-  plan.input_case("--case", o.case_id, default_golden_paths()).input("--output", o.output).input("--recording", o.recording);
+  plan.fixtures(default_golden_paths()).input("--output", o.output).input("--recording", o.recording);
   plan.output_file("--report", o.report).output_dir("--repro", o.repro).check();
   if (o.bisect) {
     const std::string why = gpu_unavailable_reason();
@@ -215,8 +215,8 @@ int run_tiles(const TilesOptions& o) {
     // A fault, crash or hang ends only the worker, and is the cell's verdict (exit 1); a cell the
     // library does not implement is bad input (exit 2).
     KernelRun r = workers->run(0, cell, f).run;
-    require(r.status.status != TC_ERR_UNSUPPORTED, "the kernel library does not implement this cell (",
-            name(cell.config), "): ", r.status.message);
+    require(r.status.status != TC_ERR_UNSUPPORTED && r.status.status != TC_ERR_INVALID_ARGUMENT,
+            "the kernel library refuses this cell (", name(cell.config), ", sms ", cell.sms, "): ", r.status.message);
     if (!r.status.ok()) {  // FAULT, HANG, or the library refused the launch
       std::printf("%s %s: %s\n", r.hang ? "HANG" : r.fault ? "FAULT" : "ERROR", name(cell.config).c_str(),
                   r.status.message.c_str());

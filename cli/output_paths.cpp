@@ -89,6 +89,16 @@ PathPlan& PathPlan::input_case(const std::string& option, const std::string& fil
   return *this;
 }
 
+PathPlan& PathPlan::inputs_in(const std::string& what, const std::string& dir) {
+  if (!dir.empty()) input_dirs_.push_back({what, dir});
+  return *this;
+}
+
+PathPlan& PathPlan::fixtures(const GoldenPaths& paths) {
+  return input("the catalogue", paths.catalogue()).input("the manifest", paths.manifest()).inputs_in(
+      "the golden fixtures", paths.golden_dir());
+}
+
 PathPlan& PathPlan::output_file(const std::string& option, const std::string& path) {
   if (!path.empty()) output_files_.push_back({option, path});
   return *this;
@@ -104,6 +114,12 @@ void PathPlan::check() const {
     for (const Entry& in : inputs_)
       require(!same_file(out.path, in.path), out.option, " ", out.path, " is the same file as ", in.option, " ",
               in.path, ": refusing to overwrite an input");
+    std::error_code ec;
+    for (const Entry& dir : input_dirs_) {
+      const fs::path parent = fs::path(out.path).parent_path().empty() ? "." : fs::path(out.path).parent_path();
+      require(!(fs::exists(out.path, ec) && fs::equivalent(parent, dir.path, ec)), out.option, " ", out.path,
+              " is one of ", dir.option, " in ", dir.path, ": refusing to overwrite an input");
+    }
     for (const Entry& other : output_files_)
       require(&other == &out || !same_file(out.path, other.path), out.option, " ", out.path,
               " is the same file as ", other.option, " ", other.path, ": give each output its own file");

@@ -17,6 +17,10 @@ class PathPlan {
   PathPlan& input(const std::string& option, const std::string& path);
   // --fixture: a file, or a catalogue case id, whose golden file is then the input.
   PathPlan& input_case(const std::string& option, const std::string& file_or_id, const GoldenPaths& paths);
+  // Every file already in `dir` is an input (e.g. the golden fixtures a run reads by case id).
+  PathPlan& inputs_in(const std::string& what, const std::string& dir);
+  // The catalogue, the manifest and every committed fixture of `paths`.
+  PathPlan& fixtures(const GoldenPaths& paths);
   // A file the command writes (replacing it); empty: not given.
   PathPlan& output_file(const std::string& option, const std::string& path);
   // A directory the command writes files into, created when needed; empty: not given.
@@ -28,7 +32,7 @@ class PathPlan {
   struct Entry {
     std::string option, path;
   };
-  std::vector<Entry> inputs_, output_files_, output_dirs_;
+  std::vector<Entry> inputs_, input_dirs_, output_files_, output_dirs_;
 };
 
 // Throws unless a file can be created in `dir` (an existing directory): creates and removes a
