@@ -786,7 +786,7 @@ def unknown_option(c):
 
 # ==== litter ===================================================================================
 
-def kill_when(c, proc, ready, sig=signal.SIGKILL, limit=60.0):
+def kill_when(c, proc, ready, sig=signal.SIGKILL, limit=120.0, pause=0.002):
     """Sends `sig` to `proc` once `ready()` holds (or it has ended); returns whether it was sent."""
     end = time.time() + limit
     while proc.poll() is None and time.time() < end:
@@ -794,7 +794,7 @@ def kill_when(c, proc, ready, sig=signal.SIGKILL, limit=60.0):
             proc.send_signal(sig)
             proc.wait()
             return True
-        time.sleep(0.002)
+        time.sleep(pause)
     proc.wait()
     return False
 
@@ -803,15 +803,19 @@ def golden_count(fx):
     return len([n for n in os.listdir(os.path.join(fx, "golden")) if n.endswith(".h5")])
 
 
+def writing(fx):
+    return any(".tmp." in n for n in os.listdir(os.path.join(fx, "golden")))
+
+
 def kill_regeneration_repeatedly(c, fx):
-    """Regenerates every committed case into an empty golden/ and kills it with SIGKILL after 5,
-    40 and 80 files, each time going on from where the last one stopped."""
+    """Regenerates every committed case into an empty golden/ and kills it with SIGKILL in the
+    middle of a write (a temporary file present) after 5, 40 and 80 files."""
     kills = 0
     for after in (5, 40, 80):
         shutil.rmtree(os.path.join(fx, "golden"))
         os.makedirs(os.path.join(fx, "golden"))
         p = c.start(["golden", "regenerate", "--fixtures", fx, "--generated", c.path("gen"), "--force"])
-        kills += kill_when(c, p, lambda: golden_count(fx) >= after)
+        kills += kill_when(c, p, lambda: golden_count(fx) >= after and writing(fx), pause=0)
     c.check(kills > 0, "no regeneration was still running to be killed")
 
 
@@ -830,6 +834,31 @@ def kill9_regenerate_then_check(c):
     c.give(os.path.join(fx, "catalogue.txt")), c.give(os.path.join(fx, "MANIFEST.json"))
     kill_regeneration_repeatedly(c, fx)
     c.run(["golden", "check", "--fixtures", fx, "--generated", c.path("gen")])  # fails: files missing
+
+
+def planted_temporary(c):
+    """A fixtures copy with what a kill -9 mid-write leaves in golden/: an empty temporary of a
+    process that no longer exists."""
+    fx = c.fixtures_copy()
+    stale = os.path.join(fx, "golden", f".{SMALL}.h5.tmp.{dead_pid()}")
+    open(stale, "w").close()
+    c.give(os.path.join(fx, "MANIFEST.json"))
+    c.give(os.path.join(fx, "golden", SMALL + ".h5"))
+    return fx, stale
+
+
+@case("litter")
+def a_killed_regenerations_temporary_is_removed_by_regenerate(c):
+    fx, stale = planted_temporary(c)
+    c.expect(c.run(["golden", "regenerate", "--fixtures", fx, "--case", SMALL]), 0, "MANIFEST.json: unchanged")
+    c.check(not os.path.exists(stale), "the killed run's temporary is still in golden/")
+
+
+@case("litter")
+def a_killed_regenerations_temporary_is_removed_by_check(c):
+    fx, stale = planted_temporary(c)
+    c.expect(c.run(["golden", "check", "--fixtures", fx]), 0, "golden check:")
+    c.check(not os.path.exists(stale), "the killed run's temporary is still in golden/")
 
 
 def scratch_dirs(tmp):
@@ -921,6 +950,7 @@ def main():
     try:
         for klass, name, fn in chosen:
             c = Ctx(args, root, name)
+            began = time.time()
             try:
                 fn(c)
                 c.finish()
@@ -931,7 +961,8 @@ def main():
             except Exception as e:  # a broken case is a failure, not a crash of the table
                 c.failures.append(f"{type(e).__name__}: {e}")
             status = "FAIL" if c.failures else "ok  "
-            print(f"{status} {klass:9} {name}" + (": " + "; ".join(c.failures) if c.failures else ""))
+            print(f"{status} {klass:9} {name} ({time.time() - began:.1f} s)" +
+                  (": " + "; ".join(c.failures) if c.failures else ""))
             if c.failures:
                 failed.append((klass, name))
             if args.verbose or c.failures:
