@@ -42,9 +42,12 @@ std::string gpu_unavailable_reason() {
     int driver = 0, runtime = 0;
     cudaDriverGetVersion(&driver);  // 0: no driver is installed
     cudaRuntimeGetVersion(&runtime);
-    if (driver == 0) return "no NVIDIA GPU driver is installed (libcuda.so.1 not found)";
+    if (driver == 0)
+      return "no NVIDIA GPU driver is installed (cudaDriverGetVersion finds none, so cudaGetDeviceCount finds no "
+             "CUDA device)";
     return cat("the NVIDIA driver supports CUDA up to ", driver / 1000, ".", driver % 1000 / 10,
-               ", older than the CUDA ", runtime / 1000, ".", runtime % 1000 / 10, " runtime tilecheck was built with");
+               ", older than the CUDA ", runtime / 1000, ".", runtime % 1000 / 10,
+               " runtime tilecheck was built with (cudaGetDeviceCount: cudaErrorInsufficientDriver)");
   }
   if (e != cudaSuccess) return cat("no usable CUDA device: cudaGetDeviceCount says \"", cudaGetErrorString(e), "\"");
   if (count == 0) return "no CUDA device: cudaGetDeviceCount found none";
