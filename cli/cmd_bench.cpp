@@ -21,6 +21,7 @@
 #include "bench_children.h"
 #include "commands.h"
 #include "data_paths.h"
+#include "option_limits.h"
 #include "tilecheck/kernel/plugin_loader.h"
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/error.h"
@@ -123,6 +124,8 @@ class Bench {
     int device = 0;
     TC_CHECK_CUDA(cudaGetDevice(&device));
     TC_CHECK_CUDA(cudaGetDeviceProperties(&prop_, device));
+    require(static_cast<std::size_t>(o.rotate_mb) << 20 <= prop_.totalGlobalMem, "--rotate-mb ", o.rotate_mb,
+            " is more than the device's ", prop_.totalGlobalMem >> 20, " MB");
     TC_CHECK_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   }
   ~Bench() {
@@ -312,6 +315,7 @@ int time_here(const BenchOptions& o) {
 
 // One child per configuration; their rows in order, a FAULT / HANG / n/a row for each that failed.
 int run_bench(const BenchOptions& o) {
+  check_problem_size(o.M > 0 ? o.M : 16 * max_m_blocks(), o.N, o.K);
   if (o.isolated) return time_here(o);
   const std::string why = gpu_unavailable_reason();
   require(why.empty(), "tilecheck bench needs a CUDA GPU (", why, ")");
@@ -342,11 +346,12 @@ Command add_bench(CLI::App& parent) {
   auto o = std::make_shared<BenchOptions>();
   app->add_option("--kernel", o->kernels, "Kernel plugin library; repeat it to time several A/B/A/B")
       ->default_str(kDefaultKernelHelp);
-  app->add_option("-M", o->M, "Rows M (default: 16 * m_blocks of each configuration)");
-  app->add_option("--sms", o->sms, "Grid size (default: every multiprocessor); sets how many blocks share a column");
+  app->add_option("-M", o->M, "Rows M (default: 16 * m_blocks of each configuration)")->check(dimension(true, 1));
+  app->add_option("--sms", o->sms, "Grid size (default: every multiprocessor); sets how many blocks share a column")
+      ->check(grid_size(0));
   app->add_option("--rounds", o->rounds, "Interleaved rounds over the kernels")->capture_default_str();
-  app->add_option("-K", o->K, "Depth K")->capture_default_str();
-  app->add_option("-N", o->N, "Width N")->capture_default_str();
+  app->add_option("-K", o->K, "Depth K")->check(dimension(false, 16))->capture_default_str();
+  app->add_option("-N", o->N, "Width N")->check(dimension(false, 64))->capture_default_str();
   app->add_option("--config", o->configs, "Configurations, e.g. m1n8k8g8 (default: all of the library)");
   app->add_option("--contract", o->contract, "marlin or fp32")->capture_default_str();
   app->add_option("--repeats", o->repeats, "Graph replays; the median is reported")->capture_default_str();
@@ -354,6 +359,7 @@ Command add_bench(CLI::App& parent) {
   app->add_flag("!--no-cublas", o->cublas, "Skip the cuBLAS fp16 baseline");
   app->add_option("--config-timeout", o->config_timeout,
                   "Seconds for one configuration's process before its row is a HANG")
+      ->check(timeout_seconds(false))
       ->capture_default_str();
   app->add_flag("--isolated", o->isolated, "Internal: time here, in this process")->group("");
   app->add_flag("!--no-header", o->header, "Internal: no header")->group("");

@@ -12,6 +12,8 @@
 
 #include "commands.h"
 #include "data_paths.h"
+#include "option_limits.h"
+#include "output_paths.h"
 #include "tilecheck/compare/compare.h"
 #include "tilecheck/compare/determinism.h"
 #include "tilecheck/reference/error.h"
@@ -66,6 +68,12 @@ TileConfig config_for(const Shape& shape, const Options& o) {
 }
 
 int run(const Options& o) {
+  const GoldenPaths golden = o.data.find().golden;
+  PathPlan paths;
+  paths.input_case("--fixture", o.fixture, golden).fixtures(golden);
+  paths.output_file("--report", o.report);
+  for (const std::string& output : o.outputs) paths.input("--output", output);
+  paths.check();
   const Fixture f = load(o.fixture, o.data);
   const Shape& shape = f.spec.shape;
   std::vector<HalfMatrix> outputs;
@@ -107,10 +115,13 @@ Command add_compare(CLI::App& parent) {
                   "repeated launches: the first is judged, all must be bitwise equal (T3)")
       ->required()
       ->take_all();
-  app->add_option("--tile", o->tile, "Tile N x K of the kernel's schedule, e.g. 256x64 (default: Marlin's choice)");
-  app->add_option("--m-blocks", o->m_blocks, "16-row blocks per tile, 1..4 (default: Marlin's choice)");
+  app->add_option("--tile", o->tile, "Tile N x K of the kernel's schedule, e.g. 256x64 (default: Marlin's choice)")
+      ->check(library_tile());
+  app->add_option("--m-blocks", o->m_blocks, "16-row blocks per tile, 1..4 (default: Marlin's choice)")
+      ->check(library_m_blocks());
   app->add_option("--sms", o->sms, "Grid size the kernel ran with (Marlin: the SM count); sets the fp16 partial "
                                    "sums the marlin contract allows for")
+      ->check(grid_size(1))
       ->capture_default_str();
   app->add_option("--contract", o->contract, "Numerics contract, marlin or fp32 (default: the fixture's)");
   app->add_option("--schedule", o->schedule,

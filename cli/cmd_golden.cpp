@@ -9,6 +9,7 @@
 
 #include "commands.h"
 #include "data_paths.h"
+#include "output_paths.h"
 #include "tilecheck/fixtures/golden.h"
 
 namespace tc::cli {
@@ -72,6 +73,7 @@ struct RegenerateOptions {
 
 int run_regenerate(const RegenerateOptions& o) {
   const GoldenPaths& paths = o.paths.paths;
+  PathPlan().output_dir("--out", o.request.out_dir).check();
   const auto start = std::chrono::steady_clock::now();
   RegenerateProgress progress;
   progress.starting = [](int index, int total, const CatalogueEntry& e) {
@@ -88,8 +90,9 @@ int run_regenerate(const RegenerateOptions& o) {
 
   if (r.changes.empty()) {
     std::printf("%s: unchanged\n", paths.manifest().c_str());
-  } else if (o.keep_manifest) {
-    std::printf("%s: not updated (--keep-manifest); %zu differences:\n", paths.manifest().c_str(), r.changes.size());
+  } else if (o.keep_manifest || !o.request.out_dir.empty()) {  // --out writes nothing outside its directory
+    std::printf("%s: not updated (%s); %zu differences:\n", paths.manifest().c_str(),
+                o.keep_manifest ? "--keep-manifest" : "--out", r.changes.size());
   } else {
     write_manifest(r.manifest, paths.manifest());
     std::printf("%s: updated; %zu differences:\n", paths.manifest().c_str(), r.changes.size());
@@ -146,10 +149,12 @@ Command add_golden(CLI::App& parent) {
   regenerate->add_flag("--all", regen->request.all, "Regenerate every case, the large on-demand ones included")
       ->excludes(cases);
   regenerate->add_option("--out", regen->request.out_dir,
-                         "Write the files here instead of golden/ (committed) and --generated (on demand)");
+                         "Write the files here instead of golden/ (committed) and --generated (on demand); "
+                         "nothing outside it, MANIFEST.json included, is written");
   regenerate->add_flag("--keep-manifest", regen->keep_manifest, "Report hash changes without rewriting MANIFEST.json");
   regenerate->add_flag("--force", regen->request.force,
-                       "Rewrite every file (default: keep a file whose content is unchanged, so git sees no churn)");
+                       "Also rewrite a file whose datasets are unchanged but whose bytes differ (its generator "
+                       "version kept); identical files are never rewritten");
 
   CLI::App* check = app->add_subcommand(
       "check", "Regenerate into a temporary directory and compare every dataset's hash with MANIFEST.json; "

@@ -20,6 +20,9 @@
 
 #include "commands.h"
 #include "data_paths.h"
+#include "option_limits.h"
+#include "output_paths.h"
+#include "recorded_cells.h"
 #include "tilecheck/suite/device_case.h"
 #include "tilecheck/reference/error.h"
 #include "tilecheck/fixtures/fixture.h"
@@ -115,7 +118,10 @@ int judge_recording(const std::string& path, const std::regex& filter, const Run
   for (const RecordedCell& r : recording.cells)
     if (std::regex_search(r.cell.name(), filter)) chosen.push_back(&r);
   require(!chosen.empty(), "no recorded cell matches --filter '", o.filter, "'");
-  SuiteRunner runner(nullptr, o.data.find().golden);
+  const GoldenPaths golden = o.data.find().golden;
+  const Catalogue catalogue = load_catalogue(golden.catalogue());
+  for (const RecordedCell* r : chosen) check_recorded_cell(*r, catalogue, path);
+  SuiteRunner runner(nullptr, golden);
   std::mutex hdf5;  // fixture loads here, error-map writes on the workers
   JudgePool pool(o.threads);
   ErrorMapBudget budget(budget_bytes(o));
@@ -304,6 +310,7 @@ Command add_run(CLI::App& parent) {
   app->add_option("--record", o->record, "Also write the outputs of the cells run as a recording (HDF5)");
   app->add_flag("--reduced", o->reduced, "Only the reduced matrix (the sanitizer tier's cells)");
   app->add_option("--threads", o->threads, "Threads judging cells, one cell each (0: one per hardware thread)")
+      ->check(judge_threads())
       ->capture_default_str();
   app->add_flag("--committed", o->committed, "Only cases whose golden file is committed (no large on-demand ones)");
   app->add_option("--contract", o->contract, "Only cases of this numerics contract")
@@ -314,7 +321,7 @@ Command add_run(CLI::App& parent) {
   app->add_option("--cell-timeout", o->cell_timeout,
                   "Seconds a cell may run from launch to result before it is a HANG (0: 30 s plus the multiply-adds "
                   "at 0.1 TFLOP/s)")
-      ->check(CLI::NonNegativeNumber)
+      ->check(timeout_seconds(true))
       ->capture_default_str();
   app->add_option("--schedule", o->schedule,
                   "Judge with the bounds of this schedule: model (Marlin's striped split) or unknown (any split of K "
@@ -332,6 +339,13 @@ Command add_run(CLI::App& parent) {
   return {app, [o] {
             require(o->errmap_budget_mb >= 0, "--errmap-budget ", o->errmap_budget_mb,
                     ": expected megabytes from 0 to 1e9");
+            const DataPaths data = o->data.find();
+            PathPlan paths;
+            paths.input("--recording", o->recording).input("--kernel", o->kernel)
+                .input("the committed recording", data.recordings_dir + "/h200.h5");
+            paths.fixtures(data.golden);
+            paths.output_file("--json", o->json).output_file("--record", o->record).output_dir("--errmaps", o->error_maps);
+            paths.check();
             std::regex filter;
             try {
               filter = std::regex(o->filter);

@@ -9,18 +9,21 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
+#include <sstream>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "commands.h"
 #include "data_paths.h"
+#include "option_limits.h"
+#include "output_paths.h"
 #include "tilecheck/compare/bisect.h"
 #include "tilecheck/suite/device_case.h"
 #include "tilecheck/suite/dump_run.h"
 #include "tilecheck/reference/error.h"
 #include "tilecheck/compare/errormap.h"
+#include "tilecheck/fixtures/atomic_write.h"
 #include "tilecheck/fixtures/cut.h"
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/golden.h"
@@ -144,13 +147,14 @@ void write_repro(const std::string& dir, const Fixture& f, const Comparison& c, 
   });
   const std::string command = cat("tilecheck compare --fixture ", fixture, " --output ", output, " --tile ",
                                   config.tile_n(), "x", config.tile_k(), " --m-blocks ", config.m_blocks, " --sms 1");
-  std::ofstream(dir + "/" + id + ".txt")
-      << "Repro of tile (" << t.tile_row << ", " << t.tile_col << ") of case " << f.spec.id << ", config "
+  std::ostringstream text;
+  text << "Repro of tile (" << t.tile_row << ", " << t.tile_col << ") of case " << f.spec.id << ", config "
       << name(config) << ", grid size " << sms << ", seed " << f.spec.seed << ".\n"
       << "Its rows " << t.row0 << "-" << t.row0 + t.rows - 1 << " of A and columns " << t.col0 << "-"
       << t.col0 + t.cols - 1 << " of the weights, every K; the reference recomputed (exact path).\n"
       << "The output is the kernel's for those elements. Judge it (one tile, one block):\n  " << command << "\n"
       << "or run a kernel on the fixture with the same config to see whether the tile fails on its own.\n";
+  write_text_atomically(dir + "/" + id + ".txt", text.str());
   std::printf("\nrepro: %s (fixture), %s (the tile's output)\n  %s\n", fixture.c_str(), output.c_str(), command.c_str());
 }
 
@@ -173,11 +177,14 @@ void run_bisect(const TilesOptions& o, const Fixture& f, const Expectation& e, c
 }
 
 int run_tiles(const TilesOptions& o) {
+  const GoldenPaths paths = o.data.find().golden;
+  PathPlan plan;
+  plan.fixtures(paths).input("--output", o.output).input("--recording", o.recording);
+  plan.output_file("--report", o.report).output_dir("--repro", o.repro).check();
   if (o.bisect) {
     const std::string why = gpu_unavailable_reason();
     require(why.empty(), "--bisect runs the dump variant of the kernel and needs a GPU (", why, ")");
   }
-  const GoldenPaths paths = o.data.find().golden;
   std::unique_ptr<KernelWorkers> workers;  // a live run: the kernel in a worker process
   Cell cell;
   cell.case_id = o.case_id;
@@ -215,8 +222,8 @@ int run_tiles(const TilesOptions& o) {
     // A fault, crash or hang ends only the worker, and is the cell's verdict (exit 1); a cell the
     // library does not implement is bad input (exit 2).
     KernelRun r = workers->run(0, cell, f).run;
-    require(r.status.status != TC_ERR_UNSUPPORTED, "the kernel library does not implement this cell (",
-            name(cell.config), "): ", r.status.message);
+    require(r.status.status != TC_ERR_UNSUPPORTED && r.status.status != TC_ERR_INVALID_ARGUMENT,
+            "the kernel library refuses this cell (", name(cell.config), ", sms ", cell.sms, "): ", r.status.message);
     if (!r.status.ok()) {  // FAULT, HANG, or the library refused the launch
       std::printf("%s %s: %s\n", r.hang ? "HANG" : r.fault ? "FAULT" : "ERROR", name(cell.config).c_str(),
                   r.status.message.c_str());
@@ -261,13 +268,16 @@ Command add_tiles(CLI::App& parent) {
   app->add_option("--case", o->case_id, "Catalogue case id")->required();
   app->add_option("--config", o->config, "Kernel configuration, e.g. m1n8k8gcol")->required();
   app->add_option("--contract", o->contract, "marlin or fp32 (default: the case's)");
-  app->add_option("--sms", o->sms, "Grid size (required with --output or --recording; live default: all SMs)");
+  app->add_option("--sms", o->sms, "Grid size (required with --output or --recording; live default: all SMs)")
+      ->check(grid_size(0));
   app->add_option("--tile", o->tile, "Tile to detail, R,C (default: the worst)");
-  app->add_option("--output", o->output, "Output of any kernel: HDF5 dataset C, float16, (M, N) (docs/compare.md)");
-  app->add_option("--recording", o->recording, "Take the cell's output from this recording (tilecheck run --record)");
+  CLI::Option* output =
+      app->add_option("--output", o->output, "Output of any kernel: HDF5 dataset C, float16, (M, N) (docs/compare.md)");
+  app->add_option("--recording", o->recording, "Take the cell's output from this recording (tilecheck run --record)")
+      ->excludes(output);
   app->add_option("--cell-timeout", o->cell_timeout,
                   "Live run: seconds from launch to result before the cell is a HANG (0: from the problem's size)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(timeout_seconds(true));
   app->add_option("--kernel", o->kernel, "Kernel plugin for a live run (no --output or --recording)")
       ->default_str(kDefaultKernelHelp);
   app->add_option("--repro", o->repro, "Write the tile's repro fixture, output and command into this directory");

@@ -38,6 +38,17 @@ bool sticky(cudaError_t e) {
 std::string gpu_unavailable_reason() {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e == cudaErrorInsufficientDriver) {  // also what the runtime says when there is no driver at all
+    int driver = 0, runtime = 0;
+    cudaDriverGetVersion(&driver);  // 0: no driver is installed
+    cudaRuntimeGetVersion(&runtime);
+    if (driver == 0)
+      return "no NVIDIA GPU driver is installed (cudaDriverGetVersion finds none, so cudaGetDeviceCount finds no "
+             "CUDA device)";
+    return cat("the NVIDIA driver supports CUDA up to ", driver / 1000, ".", driver % 1000 / 10,
+               ", older than the CUDA ", runtime / 1000, ".", runtime % 1000 / 10,
+               " runtime tilecheck was built with (cudaGetDeviceCount: cudaErrorInsufficientDriver)");
+  }
   if (e != cudaSuccess) return cat("no usable CUDA device: cudaGetDeviceCount says \"", cudaGetErrorString(e), "\"");
   if (count == 0) return "no CUDA device: cudaGetDeviceCount found none";
   return "";

@@ -74,6 +74,44 @@ KernelRun SuiteRunner::execute(const Cell& cell) {
   return device_->run(*kernel_, l, workspace_);
 }
 
+namespace {
+
+void judge_into(CellOutcome& out, const Fixture& f, const Cell& cell, const KernelNumerics& numerics,
+                const HalfMatrix& C, const GuardBand& guard, const std::string& error_map_dir, std::mutex* hdf5,
+                ErrorMapBudget* budget) {
+  const Expectation e = cell_expectation(f, cell, numerics);
+  const Comparison c = compare(e, C, guard);
+  for (const TileSummary& t : c.tiles) {
+    out.worst_ulp = std::max(out.worst_ulp, t.max_abs_ulp);
+    out.worst_utilization = std::max(out.worst_utilization, t.max_utilization);
+  }
+  out.status = c.passed() ? CellStatus::pass : CellStatus::fail;
+  out.message = header_line(c.counts);
+  out.counts = c.counts;
+  out.tiers = cat("t0=", name(c.t0.status), " t1=", name(c.t1.status), " t2=", name(c.t2.status));
+  for (const Hint& h : c.hints) out.hints.emplace_back(name(h.kind));
+  if (c.passed() || error_map_dir.empty()) return;
+  const std::uint64_t bound = budget ? error_map_size_bound(e, c) : 0;
+  if (budget && !budget->reserve(bound)) {
+    out.error_map_skipped = true;
+    return;
+  }
+  const std::string path = error_map_dir + "/" + cell.name() + ".errmap.h5";
+  try {  // a map that cannot be written does not change the verdict
+    std::filesystem::create_directories(error_map_dir);
+    std::unique_lock<std::mutex> lock;
+    if (hdf5) lock = std::unique_lock<std::mutex>(*hdf5);
+    write_error_map(path, e, c);
+    out.error_map = path;
+    out.error_map_bytes = std::filesystem::file_size(path);
+  } catch (const std::exception& error) {
+    out.message += cat(" (error map not written: ", error.what(), ")");
+  }
+  if (budget) budget->settle(bound, out.error_map_bytes);
+}
+
+}  // namespace
+
 CellOutcome judge_cell(const Fixture& f, const Cell& cell, const HalfMatrix& C, const GuardBand& guard,
                        const std::string& error_map_dir, std::mutex* hdf5, ErrorMapBudget* budget) {
   return judge_cell(f, cell, contract_default(cell.contract), C, guard, error_map_dir, hdf5, budget);
@@ -86,36 +124,11 @@ CellOutcome judge_cell(const Fixture& f, const Cell& cell, const KernelNumerics&
   out.cell = cell;
   out.family = case_family(f.spec);
   out.numerics = name(numerics);
-  const Expectation e = cell_expectation(f, cell, numerics);
-  const Comparison c = compare(e, C, guard);
-  for (const TileSummary& t : c.tiles) {
-    out.worst_ulp = std::max(out.worst_ulp, t.max_abs_ulp);
-    out.worst_utilization = std::max(out.worst_utilization, t.max_utilization);
-  }
-  out.status = c.passed() ? CellStatus::pass : CellStatus::fail;
-  out.message = header_line(c.counts);
-  out.counts = c.counts;
-  out.tiers = cat("t0=", name(c.t0.status), " t1=", name(c.t1.status), " t2=", name(c.t2.status));
-  for (const Hint& h : c.hints) out.hints.emplace_back(name(h.kind));
-  if (!c.passed() && !error_map_dir.empty()) {
-    const std::uint64_t bound = budget ? error_map_size_bound(e, c) : 0;
-    if (budget && !budget->reserve(bound)) {
-      out.error_map_skipped = true;
-      return out;
-    }
-    const std::string path = error_map_dir + "/" + cell.name() + ".errmap.h5";
-    try {
-      std::filesystem::create_directories(error_map_dir);
-      std::unique_lock<std::mutex> lock;
-      if (hdf5) lock = std::unique_lock<std::mutex>(*hdf5);
-      write_error_map(path, e, c);
-    } catch (...) {
-      if (budget) budget->settle(bound, 0);
-      throw;
-    }
-    out.error_map = path;
-    out.error_map_bytes = std::filesystem::file_size(path);
-    if (budget) budget->settle(bound, out.error_map_bytes);
+  try {
+    judge_into(out, f, cell, numerics, C, guard, error_map_dir, hdf5, budget);
+  } catch (const std::exception& e) {  // with its family, so the summary table shows it too
+    out.status = CellStatus::error;
+    out.message = e.what();
   }
   return out;
 }

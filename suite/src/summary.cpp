@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <map>
 
 #include <nlohmann/json.hpp>
 
+#include "tilecheck/fixtures/atomic_write.h"
 #include "tilecheck/reference/error.h"
 
 namespace tc {
@@ -152,10 +152,7 @@ void Summary::write_json(const std::string& path) const {
                               {"hang", count(CellStatus::hang)},
                               {"n/a", count(CellStatus::not_applicable)},
                               {"error", count(CellStatus::error)}};
-  std::ofstream file(path);
-  require(file.good(), "cannot write ", path);
-  file << doc.dump(1) << "\n";
-  require(file.good(), "writing ", path, " failed");
+  write_text_atomically(path, doc.dump(1) + "\n");
 }
 
 }  // namespace tc

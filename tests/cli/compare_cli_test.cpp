@@ -165,10 +165,11 @@ TEST_F(CliCompare, BadInputExitsTwoWithAOneLineReason) {
   expect_bad_input(compare("other_name.h5"), "/C");
   expect_bad_input(compare("transposed.h5"), "/C");
   expect_bad_input(compare("f64.h5"), "float64");
-  expect_bad_input(compare("good.h5", "--tile 100x7"), "--tile '100x7'");
-  expect_bad_input(compare("good.h5", "--tile 512x64"), "N=256 is not a multiple of the tile width 512");
-  expect_bad_input(compare("good.h5", "--m-blocks 7"), "--m-blocks 7");
-  expect_bad_input(compare("good.h5", "--sms 0"), "--sms 0");
+  expect_bad_input(compare("good.h5", "--tile 100x7"), "--tile: '100x7' is not a tile of the kernel library");
+  expect_bad_input(compare("good.h5", "--tile 512x64"), "expected one of 128x128, 256x64");
+  expect_bad_input(compare("good.h5", "--m-blocks 7"), "--m-blocks: 7 is out of range (expected 1..4");
+  expect_bad_input(compare("good.h5", "--m-blocks 0"), "--m-blocks: 0 is out of range");
+  expect_bad_input(compare("good.h5", "--sms 0"), "--sms: 0 is out of range (expected 1..65535");
   expect_bad_input(compare("good.h5", "--contract bf16"), "unknown contract 'bf16'");
   expect_bad_input(compare("good.h5", "--bogus"), "--bogus");
   expect_bad_input(tilecheck("compare --fixture " + path("nope.h5") + " --output " + path("good.h5"), path("")),

@@ -28,6 +28,19 @@ TEST(GpuUnavailableReason, IsEmptyExactlyWhenTheRuntimeFindsADevice) {
   }
 }
 
+TEST(GpuUnavailableReason, TellsNoDriverFromAnOldOne) {
+  int driver = -1, count = 0;
+  cudaDriverGetVersion(&driver);
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  const std::string why = gpu_unavailable_reason();
+  if (e != cudaErrorInsufficientDriver) GTEST_SKIP() << "the runtime does not say 'insufficient driver' here";
+  if (driver == 0) {
+    EXPECT_NE(why.find("no NVIDIA GPU driver is installed"), std::string::npos) << why;
+  } else {
+    EXPECT_NE(why.find("older than the CUDA"), std::string::npos) << why;
+  }
+}
+
 TEST(GuardRows, LeaveRoomForADroppedRowPredicateOfAFullTile) {
   EXPECT_GE(kGuardRows, 64) << "a 64-row tile whose row predicate is dropped writes up to 63 rows below C";
 }

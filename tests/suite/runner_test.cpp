@@ -4,6 +4,7 @@
 #include "tilecheck/suite/runner.h"
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -67,19 +68,28 @@ TEST(JudgeCell, AWrittenGuardCellFails) {
   EXPECT_EQ(o.counts.guard, 1);
 }
 
-TEST(JudgeCell, ACellAskingForAnotherContractIsAnError) {
+TEST(JudgeCell, ACellAskingForAnotherContractIsAnErrorInItsFamily) {
   const Fixture f = committed_case();  // a marlin case
   Cell cell = cell_of(f);
   cell.contract = Contract::fp32;
-  try {
-    judge_cell(f, cell, f.ref.expected, GuardBand{}, "");
-    ADD_FAILURE() << "judged under a contract the case was not run with";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("asks for contract fp32 but case " + std::string(kCase) +
-                                          " was generated for marlin"),
-              std::string::npos)
-        << e.what();
-  }
+  const CellOutcome o = judge_cell(f, cell, f.ref.expected, GuardBand{}, "");
+  EXPECT_EQ(o.status, CellStatus::error);
+  EXPECT_EQ(o.family, case_family(f.spec)) << "the summary table shows it in the case's column";
+  EXPECT_NE(o.message.find("asks for contract fp32 but case " + std::string(kCase) + " was generated for marlin"),
+            std::string::npos)
+      << o.message;
+}
+
+TEST(JudgeCell, AnErrorMapThatCannotBeWrittenLeavesTheVerdict) {
+  const Fixture f = committed_case();
+  HalfMatrix C = f.ref.expected;
+  C.setZero();
+  TempDir maps;
+  { std::ofstream(maps.file("a_file")) << "x"; }
+  const CellOutcome o = judge_cell(f, cell_of(f), C, GuardBand{}, maps.file("a_file") + "/errmaps");
+  EXPECT_EQ(o.status, CellStatus::fail);
+  EXPECT_TRUE(o.error_map.empty());
+  EXPECT_NE(o.message.find("error map not written"), std::string::npos) << o.message;
 }
 
 // What a cell is judged under: the library's declaration, else the contract's numerics on Marlin's

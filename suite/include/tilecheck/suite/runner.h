@@ -42,9 +42,12 @@ struct CellOutcome {
 
 // Judges one output of `cell` against fixture `f` (which must be the cell's case): the comparator's
 // verdicts, tiers, hints and worst values, and the error map of a failing cell written into
-// `error_map_dir` unless it is empty (and, given a `budget`, only if it has room for the map). Safe to
-// call from several threads at once, given `hdf5`: the HDF5 library is not thread-safe, and every
-// thread that touches it must hold that mutex.
+// `error_map_dir` unless it is empty (and, given a `budget`, only if it has room for the map; a map
+// that cannot be written is noted in the message, the verdict stands). A cell that cannot be judged
+// (e.g. a contract other than its case's, a grid size the schedule refuses) is an ERROR outcome with
+// its case's family and the reason, so the summary table shows it in its row. Safe to call from
+// several threads at once, given `hdf5`: the HDF5 library is not thread-safe, and every thread that
+// touches it must hold that mutex.
 CellOutcome judge_cell(const Fixture& f, const Cell& cell, const KernelNumerics& numerics, const HalfMatrix& C,
                        const GuardBand& guard, const std::string& error_map_dir, std::mutex* hdf5 = nullptr,
                        ErrorMapBudget* budget = nullptr);
