@@ -38,8 +38,8 @@ __device__ inline void dequantize_word(std::uint32_t word, std::uint32_t (&block
   const half2 mul = __float2half2_rn(1.0f / 16.0f);
   const half2 add = __float2half2_rn(-64.0f - kZero);
   const auto decode = [&](std::uint32_t v, std::uint32_t (&b)[2]) {
-    const half2 low = __hsub2(half2_of((v & 0x000F000Fu) | kMagic), sub);        // rows r, r+1
-    const half2 high = __hfma2(half2_of((v & 0x00F000F0u) | kMagic), mul, add);  // rows r+8, r+9
+    const half2 low = __hsub2(half2_of(and_or(v, 0x000F000Fu, kMagic)), sub);        // rows r, r+1
+    const half2 high = __hfma2(half2_of(and_or(v, 0x00F000F0u, kMagic)), mul, add);  // rows r+8, r+9
     b[0] = bits_of(mutant(kMutNibbleSwap) ? high : low);
     b[1] = bits_of(mutant(kMutNibbleSwap) ? low : high);
   };
