@@ -138,6 +138,17 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   constexpr int kScaleRow = 2 * N_BLOCKS;           // int4 per row of tile scales
   constexpr int kScaleSlot = L.scale_slot / 16;
   constexpr int kGroupTiles = GROUP_BLOCKS > K_BLOCKS ? GROUP_BLOCKS / K_BLOCKS : 1;
+  // The copies of one stage: thread tid takes 16-byte chunks tid, tid + 256, ... of A's and B's
+  // stage, so the trip counts are constants and a thread's chunks keep their column (A) or their
+  // place in a slab (B) from one to the next.
+  constexpr int kAIters = (kAStage + kThreads - 1) / kThreads;
+  constexpr int kARowStep = kThreads / kAChunks;  // rows between a thread's A chunks
+  constexpr int kBIters = kBStage / kThreads;
+  constexpr int kBSlabStep = kThreads / kBRow;    // slabs between a thread's B chunks
+  constexpr int kScaleThreads = L.scale_rows * kScaleRow;
+  static_assert(kThreads % kAChunks == 0 && kARowStep % 8 == 0, "a thread's A chunks share their swizzle");
+  static_assert(kBStage % kThreads == 0 && kThreads % kBRow == 0, "B stages split evenly over the threads");
+  static_assert(kScaleThreads <= kThreads, "one scale chunk per thread at most");
 
   extern __shared__ int4 smem[];
   char* const smem_bytes = reinterpret_cast<char*>(smem);
@@ -187,27 +198,39 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     }
 
     // ---- pipeline: copy k-tile `kt` of A, B (and its group scales) into stage `stage` ----
+    // Where this thread's chunks come from is fixed for the slice: only the k-tile moves them.
+    // A rows past `rows_valid` are zero-filled from row 0's address (nothing is read).
+    int a_src[kAIters];  // int4 offsets into A of k-tile 0
+    bool a_copy[kAIters], a_valid[kAIters];
+#pragma unroll
+    for (int i = 0; i < kAIters; ++i) {
+      const int r = tid / kAChunks + i * kARowStep;
+      a_copy[i] = r < kTileRows;
+      a_valid[i] = r < rows_valid;
+      a_src[i] = (row0 + (a_valid[i] ? r : 0)) * a_row + tid % kAChunks;
+    }
+    // XOR swizzle: the 8 rows an ldmatrix reads hit distinct banks; a_dst + i * kThreads for chunk i.
+    const int a_dst = (tid / kAChunks) * kAChunks + ((tid % kAChunks) ^ ((tid / kAChunks) % 8));
+    int b_src[kBIters];  // int4 offsets into B of k-tile 0
+#pragma unroll
+    for (int i = 0; i < kBIters; ++i)
+      b_src[i] = (tid / kBRow + i * kBSlabStep) * b_row + n_tile * kBRow + tid % kBRow;
+    const int b_tile = K_BLOCKS * b_row;  // int4 per k-tile of B
     const auto fetch_stage = [&](int stage, int kt) {
-      int4* a_dst = sh_a + stage * kAStage;
-      for (int i = tid; i < kAStage; i += kThreads) {
-        const int r = i / kAChunks, ch = i % kAChunks;
-        const bool valid = r < rows_valid;
-        const int4* src = args.A + (row0 + (valid ? r : 0)) * a_row + kt * kAChunks + ch;
-        cp_async16(a_dst + r * kAChunks + (ch ^ (r % 8)), src, valid);  // XOR swizzle: ldmatrix
-      }                                                                 // rows hit distinct banks
-      int4* b_dst = sh_b + stage * kBStage;
-      for (int i = tid; i < kBStage; i += kThreads) {
-        const int slab = i / kBRow, j = i % kBRow;
-        cp_async16(b_dst + i, args.B + (kt * K_BLOCKS + slab) * b_row + n_tile * kBRow + j, true);
-      }
+      int4* a_dst_stage = sh_a + stage * kAStage + a_dst;
+#pragma unroll
+      for (int i = 0; i < kAIters; ++i)
+        if (a_copy[i]) cp_async16(a_dst_stage + i * kThreads, args.A + (a_src[i] + kt * kAChunks), a_valid[i]);
+      int4* b_dst_stage = sh_b + stage * kBStage + tid;
+#pragma unroll
+      for (int i = 0; i < kBIters; ++i) cp_async16(b_dst_stage + i * kThreads, args.B + (b_src[i] + kt * b_tile), true);
       if constexpr (!kPerColumn) {
         const bool fetch = !mutant(kMutSharedGroupScaleSlot) || kt % kGroupTiles == 0;
-        if (fetch && tid < L.scale_rows * kScaleRow) {
+        if (fetch && tid < kScaleThreads) {
           const int q = tid / kScaleRow, j = tid % kScaleRow;
           int group = kt * K_BLOCKS / GROUP_BLOCKS + q;
           if constexpr (mutant(kMutGroupOffByOne)) group = (group + 1) % groups;
-          cp_async16(sh_s + stage * kScaleSlot + q * kScaleRow + j,
-                     args.scales + group * s_row + n_tile * kScaleRow + j, true);
+          cp_async16(sh_s + stage * kScaleSlot + tid, args.scales + group * s_row + n_tile * kScaleRow + j, true);
         }
       }
     };
