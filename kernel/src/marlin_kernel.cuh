@@ -12,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <type_traits>
 
 #include <cuda_fp16.h>
 
@@ -237,59 +238,66 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     const auto fetch_column_scales = [&] {
       if (tid < kScaleRow) cp_async16(sh_col_s + tid, args.scales + n_tile * kScaleRow + tid, true);
     };
-    const auto wait_stage = [&] {
-      if constexpr (mutant(kMutWaitOneTooFew)) {
-        cp_async_wait<kStages - 1>();
-      } else {
-        cp_async_wait<kStages - 2>();
-      }
+    // Wait until at most `pending` of this thread's copy groups are in flight, then publish every
+    // thread's landed copies (a wait covers only the thread's own); the mutants wait one group short
+    // or skip the barrier.
+    const auto wait_stage = [&](auto pending) {
+      cp_async_wait<decltype(pending)::value + (mutant(kMutWaitOneTooFew) ? 1 : 0)>();
       if constexpr (!mutant(kMutNoStageBarrier)) __syncthreads();
     };
 
-    // ---- one stage of MMAs: each warp takes kSubTiles 16-deep sub-tiles of its 64 columns ----
-    const auto compute_stage = [&](int stage, int it) {
+    // ---- fragments: what one warp reads of one 16-deep sub-tile, double-buffered in registers ----
+    // While a sub-tile's MMAs run, the next sub-tile's fragments are already loading.
+    static_assert(kSubTiles % 2 == 0, "the fragment double buffer alternates within a k-tile");
+    std::uint32_t frag_a[2][M_BLOCKS][4];  // ldmatrix: A rows of each 16-row block
+    std::uint32_t frag_w[2][4];            // packed B words, one per n16 tile
+    half2 frag_s[2][4];  // grouped: per n16 tile t, the scales of this lane's column in n8 blocks 2t, 2t+1
+    const auto load_fragments = [&](int buf, int stage, int j, int kt_in_slice) {
+      const int sub = warp_row + kWarpRows * j;
       const int4* a_src = sh_a + stage * kAStage;
-      const int4* b_src = sh_b + stage * kBStage;
 #pragma unroll
-      for (int j = 0; j < kSubTiles; ++j) {
-        const int sub = warp_row + kWarpRows * j;
-        std::uint32_t a[M_BLOCKS][4];
+      for (int mb = 0; mb < M_BLOCKS; ++mb) {
+        const int r = mb * 16 + lane % 16, ch = 2 * sub + lane / 16;
+        ldmatrix_x4(frag_a[buf][mb], a_src + r * kAChunks + (ch ^ (r % 8)));
+      }
+      const int4 packed = sh_b[stage * kBStage + sub * kBRow + warp_col * 32 + lane];
+      frag_w[buf][0] = packed.x, frag_w[buf][1] = packed.y, frag_w[buf][2] = packed.z, frag_w[buf][3] = packed.w;
+      if constexpr (!kPerColumn) {
+        int slot = stage;
+        if constexpr (mutant(kMutSharedGroupScaleSlot)) slot = (kt_in_slice - kt_in_slice % kGroupTiles) % kStages;
+        const int q = GROUP_BLOCKS < K_BLOCKS ? sub / GROUP_BLOCKS : 0;
+        const int4 sc = sh_s[slot * kScaleSlot + q * kScaleRow + 8 * warp_col + lane / 4];
+        frag_s[buf][0] = half2_of(sc.x), frag_s[buf][1] = half2_of(sc.y);
+        frag_s[buf][2] = half2_of(sc.z), frag_s[buf][3] = half2_of(sc.w);
+      }
+    };
+    // The MMAs of one sub-tile: dequantize each word (and scale it: w^ = RN16((q - 8) * s), before
+    // the MMA), then one m16n8k16 per 16-row block and n8 block.
+    const auto mma_fragments = [&](int buf) {
+#pragma unroll
+      for (int tile = 0; tile < 4; ++tile) {
+        std::uint32_t b0[2], b1[2];
+        dequantize_word(frag_w[buf][tile], b0, b1);
+        if constexpr (!kPerColumn) {
+          const half2 s0 = __low2half2(frag_s[buf][tile]), s1 = __high2half2(frag_s[buf][tile]);
+          b0[0] = bits_of(__hmul2(half2_of(b0[0]), s0)), b0[1] = bits_of(__hmul2(half2_of(b0[1]), s0));
+          b1[0] = bits_of(__hmul2(half2_of(b1[0]), s1)), b1[1] = bits_of(__hmul2(half2_of(b1[1]), s1));
+        }
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb) {
-          const int r = mb * 16 + lane % 16, ch = 2 * sub + lane / 16;
-          ldmatrix_x4(a[mb], a_src + r * kAChunks + (ch ^ (r % 8)));
-        }
-        const int4 packed = b_src[sub * kBRow + warp_col * 32 + lane];
-        const std::uint32_t words[4] = {std::uint32_t(packed.x), std::uint32_t(packed.y),
-                                        std::uint32_t(packed.z), std::uint32_t(packed.w)};
-        half2 scale[4];  // per n16 tile t: the scales of this lane's column in n8 blocks 2t, 2t+1
-        if constexpr (!kPerColumn) {
-          int slot = stage;
-          if constexpr (mutant(kMutSharedGroupScaleSlot)) slot = (it - it % kGroupTiles) % kStages;
-          const int q = GROUP_BLOCKS < K_BLOCKS ? sub / GROUP_BLOCKS : 0;
-          const int4 s = sh_s[slot * kScaleSlot + q * kScaleRow + 8 * warp_col + lane / 4];
-          scale[0] = half2_of(s.x), scale[1] = half2_of(s.y), scale[2] = half2_of(s.z), scale[3] = half2_of(s.w);
-        }
-#pragma unroll
-        for (int tile = 0; tile < 4; ++tile) {
-          std::uint32_t b0[2], b1[2];
-          dequantize_word(words[tile], b0, b1);
-          if constexpr (!kPerColumn) {  // w^ = RN16((q - 8) * s), before the MMA
-            const half2 s0 = __low2half2(scale[tile]), s1 = __high2half2(scale[tile]);
-            b0[0] = bits_of(__hmul2(half2_of(b0[0]), s0)), b0[1] = bits_of(__hmul2(half2_of(b0[1]), s0));
-            b1[0] = bits_of(__hmul2(half2_of(b1[0]), s1)), b1[1] = bits_of(__hmul2(half2_of(b1[1]), s1));
-          }
-#pragma unroll
-          for (int mb = 0; mb < M_BLOCKS; ++mb) {
-            mma_m16n8k16(acc[mb][tile][0], a[mb], b0);
-            mma_m16n8k16(acc[mb][tile][1], a[mb], b1);
-          }
+          mma_m16n8k16(acc[mb][tile][0], frag_a[buf][mb], b0);
+          mma_m16n8k16(acc[mb][tile][1], frag_a[buf][mb], b1);
         }
       }
     };
 
-    // ---- main loop: stages 0..2 in flight, then one k-tile per iteration, one barrier each ----
-    for (int s = 0; s < kStages - 1; ++s) {
+    // ---- main loop: k-tile kt of the slice lives in stage kt % kStages ----
+    // All kStages stages start in flight. In iteration it, once the warp has loaded the fragments
+    // of the k-tile's last sub-tile, one barrier both publishes stage it + 1 and frees stage it,
+    // which is refilled with k-tile it + kStages at once; the last sub-tile's MMAs then overlap
+    // the next k-tile's first fragment loads. Sums: per accumulator the same MMAs in the same
+    // order as one k-tile after another, sub-tile after sub-tile.
+    for (int s = 0; s < kStages; ++s) {
       if (s < n_iters) fetch_stage(s, k_begin + s);
       if (kPerColumn && kFetchOrder == FetchOrder::hoisted && last && s == 0) fetch_column_scales();
       cp_async_commit();
@@ -302,14 +310,25 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         for (int b = 0; b < 2; ++b)
 #pragma unroll
           for (int i = 0; i < 4; ++i) acc[mb][tile][b][i] = 0.0f;
-    wait_stage();
+    wait_stage(std::integral_constant<int, kStages - 1>{});  // stage 0 has landed
+    load_fragments(0, 0, 0, 0);
     [[maybe_unused]] const bool dumping = kAccDump && args.dump != nullptr && column == args.dump_column;
     [[maybe_unused]] const int tile_elems = kTileRows * kTileCols;
     for (int it = 0; it < n_iters; ++it) {
-      const int refill = it + kStages - 1;  // the stage read in iteration it - 1: free since the
-      if (refill < n_iters) fetch_stage(refill % kStages, k_begin + refill);  // barrier below it
-      cp_async_commit();
-      compute_stage(it % kStages, it);
+      const int stage = it % kStages;
+#pragma unroll
+      for (int j = 0; j < kSubTiles; ++j) {
+        const int next = (j + 1) % 2;
+        if (j + 1 < kSubTiles) {
+          load_fragments(next, stage, j + 1, it);
+        } else {  // every fragment of this stage is loaded (or loading): the stage can go
+          wait_stage(std::integral_constant<int, kStages - 2>{});  // stage it + 1 has landed
+          if (it + kStages < n_iters) fetch_stage(stage, k_begin + it + kStages);
+          cp_async_commit();
+          if (it + 1 < n_iters) load_fragments(next, (it + 1) % kStages, 0, it + 1);
+        }
+        mma_fragments(j % 2);
+      }
       if constexpr (kAccDump) {  // this warp row's sums so far, in tile coordinates
         if (dumping) {
           float* d = args.dump + ((k_begin + it) * kWarpRows + warp_row) * tile_elems;
@@ -321,7 +340,6 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
                     tile * 16 + b * 8 + mma::accumulator_col(lane, i)] = acc[mb][tile][b][i];
         }
       }
-      wait_stage();
     }
     cp_async_wait<0>();  // only empty groups remain
 
