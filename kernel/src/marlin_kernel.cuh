@@ -150,6 +150,16 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   static_assert(kThreads % kAChunks == 0 && kARowStep % 8 == 0, "a thread's A chunks share their swizzle");
   static_assert(kBStage % kThreads == 0 && kThreads % kBRow == 0, "B stages split evenly over the threads");
   static_assert(kScaleThreads <= kThreads, "one scale chunk per thread at most");
+  // The epilogue's passes over the tile: thread tid takes 8-column chunk tid % kC8 of rows
+  // tid / kC8, + kCRowStep, ... (fp16 in C: kC8 chunks per row), or float4 tid, tid + 256, ...
+  // of the fp32 partial sums. Constant trip counts let a thread issue all its loads at once.
+  constexpr int kC8 = kTileCols / 8;
+  constexpr int kCRowStep = kThreads / kC8;
+  constexpr int kCIters = kTileRows / kCRowStep;
+  constexpr int kP4 = kTileRows * kTileCols / 4;  // float4 per tile of fp32 partial sums
+  constexpr int kPIters = kP4 / kThreads;
+  static_assert(kThreads % kC8 == 0 && kTileRows % kCRowStep == 0 && kP4 % kThreads == 0,
+                "the epilogue's passes split evenly over the threads");
 
   extern __shared__ int4 smem[];
   char* const smem_bytes = reinterpret_cast<char*>(smem);
@@ -389,21 +399,31 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       if (slice_idx > 0) {
         if (!mutant(kMutNoLock) && tid == 0) wait_for_turn(lock, slice_idx, column);
         __syncthreads();
+        // All of a thread's loads are issued before the first is used: one L2 round trip per
+        // reduction step instead of one per chunk.
         if (fp32_partials) {  // the running sum of the block before us in the order: block + 1
-          const float4* src = reinterpret_cast<const float4*>(args.partials) +
-                              (blockIdx.x + 1) * (kTileRows * kTileCols / 4);
-          for (int i = tid; i < kTileRows * kTileCols / 4; i += kThreads) {
-            const float4 p = __ldcg(src + i);
-            __stcg(const_cast<float4*>(src) + i, make_float4(0, 0, 0, 0));  // read once: leave the
-            float4* dst = reinterpret_cast<float4*>(sh_tile) + i;           // workspace zeroed
-            *dst = make_float4(dst->x + p.x, dst->y + p.y, dst->z + p.z, dst->w + p.w);
+          float4* src = reinterpret_cast<float4*>(args.partials) + (blockIdx.x + 1) * kP4 + tid;
+          float4 p[kPIters];
+#pragma unroll
+          for (int i = 0; i < kPIters; ++i) p[i] = __ldcg(src + i * kThreads);
+#pragma unroll
+          for (int i = 0; i < kPIters; ++i) {
+            __stcg(src + i * kThreads, make_float4(0, 0, 0, 0));  // read once: leave the workspace zeroed
+            float4* dst = reinterpret_cast<float4*>(sh_tile) + tid + i * kThreads;
+            *dst = make_float4(dst->x + p[i].x, dst->y + p[i].y, dst->z + p[i].z, dst->w + p[i].w);
           }
         } else {  // marlin: the running sum is in C, as fp16
-          for (int i = tid; i < rows_valid * kTileCols / 8; i += kThreads) {
-            const int r = i / (kTileCols / 8), c8 = i % (kTileCols / 8);
-            const int4 p = __ldcg(args.C + (row0 + r) * s_row + n_tile * (kTileCols / 8) + c8);
-            const half2* h = reinterpret_cast<const half2*>(&p);
-            float* dst = sh_tile + r * kTileCols + 8 * c8;
+          const int4* src = args.C + (row0 + tid / kC8) * s_row + n_tile * kC8 + tid % kC8;
+          int4 p[kCIters];
+#pragma unroll
+          for (int i = 0; i < kCIters; ++i)
+            if (tid / kC8 + i * kCRowStep < rows_valid) p[i] = __ldcg(src + i * kCRowStep * s_row);
+#pragma unroll
+          for (int i = 0; i < kCIters; ++i) {
+            const int r = tid / kC8 + i * kCRowStep;
+            if (r >= rows_valid) continue;
+            const half2* h = reinterpret_cast<const half2*>(&p[i]);
+            float* dst = sh_tile + r * kTileCols + 8 * (tid % kC8);
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
               const float2 f = __half22float2(h[e]);
@@ -421,24 +441,28 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       }
       if (!last) {
         if (fp32_partials) {
-          float4* dst = reinterpret_cast<float4*>(args.partials) + blockIdx.x * (kTileRows * kTileCols / 4);
-          for (int i = tid; i < kTileRows * kTileCols / 4; i += kThreads) {
-            float4 v = reinterpret_cast<const float4*>(sh_tile)[i];
+          float4* dst = reinterpret_cast<float4*>(args.partials) + blockIdx.x * kP4 + tid;
+#pragma unroll
+          for (int i = 0; i < kPIters; ++i) {
+            float4 v = reinterpret_cast<const float4*>(sh_tile)[tid + i * kThreads];
             if constexpr (mutant(kMutFp16Partials)) {
               v = make_float4(__half2float(__float2half_rn(v.x)), __half2float(__float2half_rn(v.y)),
                               __half2float(__float2half_rn(v.z)), __half2float(__float2half_rn(v.w)));
             }
-            __stcg(dst + i, v);
+            __stcg(dst + i * kThreads, v);
           }
         } else {
-          for (int i = tid; i < rows_valid * kTileCols / 8; i += kThreads) {
-            const int r = i / (kTileCols / 8), c8 = i % (kTileCols / 8);
-            const float* src = sh_tile + r * kTileCols + 8 * c8;
+          int4* dst = args.C + (row0 + tid / kC8) * s_row + n_tile * kC8 + tid % kC8;
+#pragma unroll
+          for (int i = 0; i < kCIters; ++i) {
+            const int r = tid / kC8 + i * kCRowStep;
+            if (r >= rows_valid) continue;
+            const float* src = sh_tile + r * kTileCols + 8 * (tid % kC8);
             int4 p;
             half2* h = reinterpret_cast<half2*>(&p);
 #pragma unroll
             for (int e = 0; e < 4; ++e) h[e] = __floats2half2_rn(src[2 * e], src[2 * e + 1]);
-            __stcg(args.C + (row0 + r) * s_row + n_tile * (kTileCols / 8) + c8, p);
+            __stcg(dst + i * kCRowStep * s_row, p);
           }
         }
       }
@@ -456,8 +480,17 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     // ---- write-out: the last block applies the epilogue and writes C ----
     if (last) {
       const int write_rows = mutant(kMutNoRowPredicate) ? kTileRows : rows_valid;
-      for (int i = tid; i < write_rows * kTileCols / 8; i += kThreads) {
-        const int r = i / (kTileCols / 8), c8 = i % (kTileCols / 8);
+      const int c8 = tid % kC8;
+      [[maybe_unused]] __half scale[8];  // per column: this thread's eight columns keep their scales
+      if constexpr (kPerColumn) {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) scale[e] = reinterpret_cast<const __half*>(sh_col_s)[column_scale_slot(8 * c8 + e)];
+      }
+      int4* dst = args.C + (row0 + tid / kC8) * s_row + n_tile * kC8 + c8;
+#pragma unroll
+      for (int i = 0; i < kCIters; ++i) {
+        const int r = tid / kC8 + i * kCRowStep;
+        if (r >= write_rows) continue;
         const float* src = sh_tile + r * kTileCols + 8 * c8;
         int4 out;
         __half* h = reinterpret_cast<__half*>(&out);
@@ -465,16 +498,15 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         for (int e = 0; e < 8; ++e) {
           float v = src[e];
           if constexpr (kPerColumn) {
-            const __half s = reinterpret_cast<const __half*>(sh_col_s)[column_scale_slot(8 * c8 + e)];
             if (args.contract == TC_CONTRACT_FP32) {
-              v *= __half2float(s);  // fp32: scale in fp32, round once
+              v *= __half2float(scale[e]);  // fp32: scale in fp32, round once
             } else {
-              v = __half2float(__hmul(__float2half_rn(v), s));  // marlin: round, then scale in fp16
+              v = __half2float(__hmul(__float2half_rn(v), scale[e]));  // marlin: round, then scale in fp16
             }
           }
           h[e] = mutant(kMutRoundTowardZero) ? __float2half_rz(v) : __float2half_rn(v);
         }
-        args.C[(row0 + r) * s_row + n_tile * (kTileCols / 8) + c8] = out;
+        dst[i * kCRowStep * s_row] = out;
       }
     }
     if constexpr (!mutant(kMutNoWriteOutBarrier)) __syncthreads();  // the next slice's copies
