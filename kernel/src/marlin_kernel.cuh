@@ -2,7 +2,7 @@
 //   A: (rows, K) fp16 row-major   B: (K/16, 2N) int32 packed   scales: (G, N) fp16 permuted
 //   C: (rows, N) fp16 row-major
 // Written from the published Marlin algorithm: 256 threads, one block per SM, a striped partition
-// of k-tiles (tilecheck/reference/stripe.h), a 4-stage cp.async pipeline, ldmatrix and mma.sync
+// of k-tiles (tilecheck/reference/stripe.h), a 6-stage cp.async pipeline, ldmatrix and mma.sync
 // m16n8k16 with fp32 accumulation (tilecheck/reference/mma_layout.h), a block reduction in shared
 // memory, a cross-block reduction ordered by per-column locks, and per-column scales fetched by
 // the last block (tilecheck/reference/scale_permutation.h).
@@ -416,8 +416,10 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
           const int4* src = args.C + (row0 + tid / kC8) * s_row + n_tile * kC8 + tid % kC8;
           int4 p[kCIters];
 #pragma unroll
-          for (int i = 0; i < kCIters; ++i)
+          for (int i = 0; i < kCIters; ++i) {
+            p[i] = make_int4(0, 0, 0, 0);  // defined for rows past rows_valid too (never used)
             if (tid / kC8 + i * kCRowStep < rows_valid) p[i] = __ldcg(src + i * kCRowStep * s_row);
+          }
 #pragma unroll
           for (int i = 0; i < kCIters; ++i) {
             const int r = tid / kC8 + i * kCRowStep;
