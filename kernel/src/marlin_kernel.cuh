@@ -2,7 +2,7 @@
 //   A: (rows, K) fp16 row-major   B: (K/16, 2N) int32 packed   scales: (G, N) fp16 permuted
 //   C: (rows, N) fp16 row-major
 // Written from the published Marlin algorithm: 256 threads, one block per SM, a striped partition
-// of k-tiles (tilecheck/reference/stripe.h), a 4-stage cp.async pipeline, ldmatrix and mma.sync
+// of k-tiles (tilecheck/reference/stripe.h), a 6-stage cp.async pipeline, ldmatrix and mma.sync
 // m16n8k16 with fp32 accumulation (tilecheck/reference/mma_layout.h), a block reduction in shared
 // memory, a cross-block reduction ordered by per-column locks, and per-column scales fetched by
 // the last block (tilecheck/reference/scale_permutation.h).
@@ -12,6 +12,7 @@
 #pragma once
 #include <cstdint>
 #include <cstdio>
+#include <type_traits>
 
 #include <cuda_fp16.h>
 
@@ -38,8 +39,8 @@ __device__ inline void dequantize_word(std::uint32_t word, std::uint32_t (&block
   const half2 mul = __float2half2_rn(1.0f / 16.0f);
   const half2 add = __float2half2_rn(-64.0f - kZero);
   const auto decode = [&](std::uint32_t v, std::uint32_t (&b)[2]) {
-    const half2 low = __hsub2(half2_of((v & 0x000F000Fu) | kMagic), sub);        // rows r, r+1
-    const half2 high = __hfma2(half2_of((v & 0x00F000F0u) | kMagic), mul, add);  // rows r+8, r+9
+    const half2 low = __hsub2(half2_of(and_or(v, 0x000F000Fu, kMagic)), sub);        // rows r, r+1
+    const half2 high = __hfma2(half2_of(and_or(v, 0x00F000F0u, kMagic)), mul, add);  // rows r+8, r+9
     b[0] = bits_of(mutant(kMutNibbleSwap) ? high : low);
     b[1] = bits_of(mutant(kMutNibbleSwap) ? low : high);
   };
@@ -138,6 +139,27 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   constexpr int kScaleRow = 2 * N_BLOCKS;           // int4 per row of tile scales
   constexpr int kScaleSlot = L.scale_slot / 16;
   constexpr int kGroupTiles = GROUP_BLOCKS > K_BLOCKS ? GROUP_BLOCKS / K_BLOCKS : 1;
+  // The copies of one stage: thread tid takes 16-byte chunks tid, tid + 256, ... of A's and B's
+  // stage, so the trip counts are constants and a thread's chunks keep their column (A) or their
+  // place in a slab (B) from one to the next.
+  constexpr int kAIters = (kAStage + kThreads - 1) / kThreads;
+  constexpr int kARowStep = kThreads / kAChunks;  // rows between a thread's A chunks
+  constexpr int kBIters = kBStage / kThreads;
+  constexpr int kBSlabStep = kThreads / kBRow;    // slabs between a thread's B chunks
+  constexpr int kScaleThreads = L.scale_rows * kScaleRow;
+  static_assert(kThreads % kAChunks == 0 && kARowStep % 8 == 0, "a thread's A chunks share their swizzle");
+  static_assert(kBStage % kThreads == 0 && kThreads % kBRow == 0, "B stages split evenly over the threads");
+  static_assert(kScaleThreads <= kThreads, "one scale chunk per thread at most");
+  // The epilogue's passes over the tile: thread tid takes 8-column chunk tid % kC8 of rows
+  // tid / kC8, + kCRowStep, ... (fp16 in C: kC8 chunks per row), or float4 tid, tid + 256, ...
+  // of the fp32 partial sums. Constant trip counts let a thread issue all its loads at once.
+  constexpr int kC8 = kTileCols / 8;
+  constexpr int kCRowStep = kThreads / kC8;
+  constexpr int kCIters = kTileRows / kCRowStep;
+  constexpr int kP4 = kTileRows * kTileCols / 4;  // float4 per tile of fp32 partial sums
+  constexpr int kPIters = kP4 / kThreads;
+  static_assert(kThreads % kC8 == 0 && kTileRows % kCRowStep == 0 && kP4 % kThreads == 0,
+                "the epilogue's passes split evenly over the threads");
 
   extern __shared__ int4 smem[];
   char* const smem_bytes = reinterpret_cast<char*>(smem);
@@ -187,86 +209,105 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     }
 
     // ---- pipeline: copy k-tile `kt` of A, B (and its group scales) into stage `stage` ----
+    // Where this thread's chunks come from is fixed for the slice: only the k-tile moves them.
+    // A rows past `rows_valid` are zero-filled from row 0's address (nothing is read).
+    int a_src[kAIters];  // int4 offsets into A of k-tile 0
+    bool a_copy[kAIters], a_valid[kAIters];
+#pragma unroll
+    for (int i = 0; i < kAIters; ++i) {
+      const int r = tid / kAChunks + i * kARowStep;
+      a_copy[i] = r < kTileRows;
+      a_valid[i] = r < rows_valid;
+      a_src[i] = (row0 + (a_valid[i] ? r : 0)) * a_row + tid % kAChunks;
+    }
+    // XOR swizzle: the 8 rows an ldmatrix reads hit distinct banks; a_dst + i * kThreads for chunk i.
+    const int a_dst = (tid / kAChunks) * kAChunks + ((tid % kAChunks) ^ ((tid / kAChunks) % 8));
+    int b_src[kBIters];  // int4 offsets into B of k-tile 0
+#pragma unroll
+    for (int i = 0; i < kBIters; ++i)
+      b_src[i] = (tid / kBRow + i * kBSlabStep) * b_row + n_tile * kBRow + tid % kBRow;
+    const int b_tile = K_BLOCKS * b_row;  // int4 per k-tile of B
     const auto fetch_stage = [&](int stage, int kt) {
-      int4* a_dst = sh_a + stage * kAStage;
-      for (int i = tid; i < kAStage; i += kThreads) {
-        const int r = i / kAChunks, ch = i % kAChunks;
-        const bool valid = r < rows_valid;
-        const int4* src = args.A + (row0 + (valid ? r : 0)) * a_row + kt * kAChunks + ch;
-        cp_async16(a_dst + r * kAChunks + (ch ^ (r % 8)), src, valid);  // XOR swizzle: ldmatrix
-      }                                                                 // rows hit distinct banks
-      int4* b_dst = sh_b + stage * kBStage;
-      for (int i = tid; i < kBStage; i += kThreads) {
-        const int slab = i / kBRow, j = i % kBRow;
-        cp_async16(b_dst + i, args.B + (kt * K_BLOCKS + slab) * b_row + n_tile * kBRow + j, true);
-      }
+      int4* a_dst_stage = sh_a + stage * kAStage + a_dst;
+#pragma unroll
+      for (int i = 0; i < kAIters; ++i)
+        if (a_copy[i]) cp_async16(a_dst_stage + i * kThreads, args.A + (a_src[i] + kt * kAChunks), a_valid[i]);
+      int4* b_dst_stage = sh_b + stage * kBStage + tid;
+#pragma unroll
+      for (int i = 0; i < kBIters; ++i) cp_async16(b_dst_stage + i * kThreads, args.B + (b_src[i] + kt * b_tile), true);
       if constexpr (!kPerColumn) {
         const bool fetch = !mutant(kMutSharedGroupScaleSlot) || kt % kGroupTiles == 0;
-        if (fetch && tid < L.scale_rows * kScaleRow) {
+        if (fetch && tid < kScaleThreads) {
           const int q = tid / kScaleRow, j = tid % kScaleRow;
           int group = kt * K_BLOCKS / GROUP_BLOCKS + q;
           if constexpr (mutant(kMutGroupOffByOne)) group = (group + 1) % groups;
-          cp_async16(sh_s + stage * kScaleSlot + q * kScaleRow + j,
-                     args.scales + group * s_row + n_tile * kScaleRow + j, true);
+          cp_async16(sh_s + stage * kScaleSlot + tid, args.scales + group * s_row + n_tile * kScaleRow + j, true);
         }
       }
     };
     const auto fetch_column_scales = [&] {
       if (tid < kScaleRow) cp_async16(sh_col_s + tid, args.scales + n_tile * kScaleRow + tid, true);
     };
-    const auto wait_stage = [&] {
-      if constexpr (mutant(kMutWaitOneTooFew)) {
-        cp_async_wait<kStages - 1>();
-      } else {
-        cp_async_wait<kStages - 2>();
-      }
+    // Wait until at most `pending` of this thread's copy groups are in flight, then publish every
+    // thread's landed copies (a wait covers only the thread's own); the mutants wait one group short
+    // or skip the barrier.
+    const auto wait_stage = [&](auto pending) {
+      cp_async_wait<decltype(pending)::value + (mutant(kMutWaitOneTooFew) ? 1 : 0)>();
       if constexpr (!mutant(kMutNoStageBarrier)) __syncthreads();
     };
 
-    // ---- one stage of MMAs: each warp takes kSubTiles 16-deep sub-tiles of its 64 columns ----
-    const auto compute_stage = [&](int stage, int it) {
+    // ---- fragments: what one warp reads of one 16-deep sub-tile, double-buffered in registers ----
+    // While a sub-tile's MMAs run, the next sub-tile's fragments are already loading.
+    static_assert(kSubTiles % 2 == 0, "the fragment double buffer alternates within a k-tile");
+    std::uint32_t frag_a[2][M_BLOCKS][4];  // ldmatrix: A rows of each 16-row block
+    std::uint32_t frag_w[2][4];            // packed B words, one per n16 tile
+    half2 frag_s[2][4];  // grouped: per n16 tile t, the scales of this lane's column in n8 blocks 2t, 2t+1
+    const auto load_fragments = [&](int buf, int stage, int j, int kt_in_slice) {
+      const int sub = warp_row + kWarpRows * j;
       const int4* a_src = sh_a + stage * kAStage;
-      const int4* b_src = sh_b + stage * kBStage;
 #pragma unroll
-      for (int j = 0; j < kSubTiles; ++j) {
-        const int sub = warp_row + kWarpRows * j;
-        std::uint32_t a[M_BLOCKS][4];
+      for (int mb = 0; mb < M_BLOCKS; ++mb) {
+        const int r = mb * 16 + lane % 16, ch = 2 * sub + lane / 16;
+        ldmatrix_x4(frag_a[buf][mb], a_src + r * kAChunks + (ch ^ (r % 8)));
+      }
+      const int4 packed = sh_b[stage * kBStage + sub * kBRow + warp_col * 32 + lane];
+      frag_w[buf][0] = packed.x, frag_w[buf][1] = packed.y, frag_w[buf][2] = packed.z, frag_w[buf][3] = packed.w;
+      if constexpr (!kPerColumn) {
+        int slot = stage;
+        if constexpr (mutant(kMutSharedGroupScaleSlot)) slot = (kt_in_slice - kt_in_slice % kGroupTiles) % kStages;
+        const int q = GROUP_BLOCKS < K_BLOCKS ? sub / GROUP_BLOCKS : 0;
+        const int4 sc = sh_s[slot * kScaleSlot + q * kScaleRow + 8 * warp_col + lane / 4];
+        frag_s[buf][0] = half2_of(sc.x), frag_s[buf][1] = half2_of(sc.y);
+        frag_s[buf][2] = half2_of(sc.z), frag_s[buf][3] = half2_of(sc.w);
+      }
+    };
+    // The MMAs of one sub-tile: dequantize each word (and scale it: w^ = RN16((q - 8) * s), before
+    // the MMA), then one m16n8k16 per 16-row block and n8 block.
+    const auto mma_fragments = [&](int buf) {
+#pragma unroll
+      for (int tile = 0; tile < 4; ++tile) {
+        std::uint32_t b0[2], b1[2];
+        dequantize_word(frag_w[buf][tile], b0, b1);
+        if constexpr (!kPerColumn) {
+          const half2 s0 = __low2half2(frag_s[buf][tile]), s1 = __high2half2(frag_s[buf][tile]);
+          b0[0] = bits_of(__hmul2(half2_of(b0[0]), s0)), b0[1] = bits_of(__hmul2(half2_of(b0[1]), s0));
+          b1[0] = bits_of(__hmul2(half2_of(b1[0]), s1)), b1[1] = bits_of(__hmul2(half2_of(b1[1]), s1));
+        }
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb) {
-          const int r = mb * 16 + lane % 16, ch = 2 * sub + lane / 16;
-          ldmatrix_x4(a[mb], a_src + r * kAChunks + (ch ^ (r % 8)));
-        }
-        const int4 packed = b_src[sub * kBRow + warp_col * 32 + lane];
-        const std::uint32_t words[4] = {std::uint32_t(packed.x), std::uint32_t(packed.y),
-                                        std::uint32_t(packed.z), std::uint32_t(packed.w)};
-        half2 scale[4];  // per n16 tile t: the scales of this lane's column in n8 blocks 2t, 2t+1
-        if constexpr (!kPerColumn) {
-          int slot = stage;
-          if constexpr (mutant(kMutSharedGroupScaleSlot)) slot = (it - it % kGroupTiles) % kStages;
-          const int q = GROUP_BLOCKS < K_BLOCKS ? sub / GROUP_BLOCKS : 0;
-          const int4 s = sh_s[slot * kScaleSlot + q * kScaleRow + 8 * warp_col + lane / 4];
-          scale[0] = half2_of(s.x), scale[1] = half2_of(s.y), scale[2] = half2_of(s.z), scale[3] = half2_of(s.w);
-        }
-#pragma unroll
-        for (int tile = 0; tile < 4; ++tile) {
-          std::uint32_t b0[2], b1[2];
-          dequantize_word(words[tile], b0, b1);
-          if constexpr (!kPerColumn) {  // w^ = RN16((q - 8) * s), before the MMA
-            const half2 s0 = __low2half2(scale[tile]), s1 = __high2half2(scale[tile]);
-            b0[0] = bits_of(__hmul2(half2_of(b0[0]), s0)), b0[1] = bits_of(__hmul2(half2_of(b0[1]), s0));
-            b1[0] = bits_of(__hmul2(half2_of(b1[0]), s1)), b1[1] = bits_of(__hmul2(half2_of(b1[1]), s1));
-          }
-#pragma unroll
-          for (int mb = 0; mb < M_BLOCKS; ++mb) {
-            mma_m16n8k16(acc[mb][tile][0], a[mb], b0);
-            mma_m16n8k16(acc[mb][tile][1], a[mb], b1);
-          }
+          mma_m16n8k16(acc[mb][tile][0], frag_a[buf][mb], b0);
+          mma_m16n8k16(acc[mb][tile][1], frag_a[buf][mb], b1);
         }
       }
     };
 
-    // ---- main loop: stages 0..2 in flight, then one k-tile per iteration, one barrier each ----
-    for (int s = 0; s < kStages - 1; ++s) {
+    // ---- main loop: k-tile kt of the slice lives in stage kt % kStages ----
+    // All kStages stages start in flight. In iteration it, once the warp has loaded the fragments
+    // of the k-tile's last sub-tile, one barrier both publishes stage it + 1 and frees stage it,
+    // which is refilled with k-tile it + kStages at once; the last sub-tile's MMAs then overlap
+    // the next k-tile's first fragment loads. Sums: per accumulator the same MMAs in the same
+    // order as one k-tile after another, sub-tile after sub-tile.
+    for (int s = 0; s < kStages; ++s) {
       if (s < n_iters) fetch_stage(s, k_begin + s);
       if (kPerColumn && kFetchOrder == FetchOrder::hoisted && last && s == 0) fetch_column_scales();
       cp_async_commit();
@@ -279,14 +320,25 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         for (int b = 0; b < 2; ++b)
 #pragma unroll
           for (int i = 0; i < 4; ++i) acc[mb][tile][b][i] = 0.0f;
-    wait_stage();
+    wait_stage(std::integral_constant<int, kStages - 1>{});  // stage 0 has landed
+    load_fragments(0, 0, 0, 0);
     [[maybe_unused]] const bool dumping = kAccDump && args.dump != nullptr && column == args.dump_column;
     [[maybe_unused]] const int tile_elems = kTileRows * kTileCols;
     for (int it = 0; it < n_iters; ++it) {
-      const int refill = it + kStages - 1;  // the stage read in iteration it - 1: free since the
-      if (refill < n_iters) fetch_stage(refill % kStages, k_begin + refill);  // barrier below it
-      cp_async_commit();
-      compute_stage(it % kStages, it);
+      const int stage = it % kStages;
+#pragma unroll
+      for (int j = 0; j < kSubTiles; ++j) {
+        const int next = (j + 1) % 2;
+        if (j + 1 < kSubTiles) {
+          load_fragments(next, stage, j + 1, it);
+        } else {  // every fragment of this stage is loaded (or loading): the stage can go
+          wait_stage(std::integral_constant<int, kStages - 2>{});  // stage it + 1 has landed
+          if (it + kStages < n_iters) fetch_stage(stage, k_begin + it + kStages);
+          cp_async_commit();
+          if (it + 1 < n_iters) load_fragments(next, (it + 1) % kStages, 0, it + 1);
+        }
+        mma_fragments(j % 2);
+      }
       if constexpr (kAccDump) {  // this warp row's sums so far, in tile coordinates
         if (dumping) {
           float* d = args.dump + ((k_begin + it) * kWarpRows + warp_row) * tile_elems;
@@ -298,7 +350,6 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
                     tile * 16 + b * 8 + mma::accumulator_col(lane, i)] = acc[mb][tile][b][i];
         }
       }
-      wait_stage();
     }
     cp_async_wait<0>();  // only empty groups remain
 
@@ -348,21 +399,33 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       if (slice_idx > 0) {
         if (!mutant(kMutNoLock) && tid == 0) wait_for_turn(lock, slice_idx, column);
         __syncthreads();
+        // All of a thread's loads are issued before the first is used: one L2 round trip per
+        // reduction step instead of one per chunk.
         if (fp32_partials) {  // the running sum of the block before us in the order: block + 1
-          const float4* src = reinterpret_cast<const float4*>(args.partials) +
-                              (blockIdx.x + 1) * (kTileRows * kTileCols / 4);
-          for (int i = tid; i < kTileRows * kTileCols / 4; i += kThreads) {
-            const float4 p = __ldcg(src + i);
-            __stcg(const_cast<float4*>(src) + i, make_float4(0, 0, 0, 0));  // read once: leave the
-            float4* dst = reinterpret_cast<float4*>(sh_tile) + i;           // workspace zeroed
-            *dst = make_float4(dst->x + p.x, dst->y + p.y, dst->z + p.z, dst->w + p.w);
+          float4* src = reinterpret_cast<float4*>(args.partials) + (blockIdx.x + 1) * kP4 + tid;
+          float4 p[kPIters];
+#pragma unroll
+          for (int i = 0; i < kPIters; ++i) p[i] = __ldcg(src + i * kThreads);
+#pragma unroll
+          for (int i = 0; i < kPIters; ++i) {
+            __stcg(src + i * kThreads, make_float4(0, 0, 0, 0));  // read once: leave the workspace zeroed
+            float4* dst = reinterpret_cast<float4*>(sh_tile) + tid + i * kThreads;
+            *dst = make_float4(dst->x + p[i].x, dst->y + p[i].y, dst->z + p[i].z, dst->w + p[i].w);
           }
         } else {  // marlin: the running sum is in C, as fp16
-          for (int i = tid; i < rows_valid * kTileCols / 8; i += kThreads) {
-            const int r = i / (kTileCols / 8), c8 = i % (kTileCols / 8);
-            const int4 p = __ldcg(args.C + (row0 + r) * s_row + n_tile * (kTileCols / 8) + c8);
-            const half2* h = reinterpret_cast<const half2*>(&p);
-            float* dst = sh_tile + r * kTileCols + 8 * c8;
+          const int4* src = args.C + (row0 + tid / kC8) * s_row + n_tile * kC8 + tid % kC8;
+          int4 p[kCIters];
+#pragma unroll
+          for (int i = 0; i < kCIters; ++i) {
+            p[i] = make_int4(0, 0, 0, 0);  // defined for rows past rows_valid too (never used)
+            if (tid / kC8 + i * kCRowStep < rows_valid) p[i] = __ldcg(src + i * kCRowStep * s_row);
+          }
+#pragma unroll
+          for (int i = 0; i < kCIters; ++i) {
+            const int r = tid / kC8 + i * kCRowStep;
+            if (r >= rows_valid) continue;
+            const half2* h = reinterpret_cast<const half2*>(&p[i]);
+            float* dst = sh_tile + r * kTileCols + 8 * (tid % kC8);
 #pragma unroll
             for (int e = 0; e < 4; ++e) {
               const float2 f = __half22float2(h[e]);
@@ -380,24 +443,28 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       }
       if (!last) {
         if (fp32_partials) {
-          float4* dst = reinterpret_cast<float4*>(args.partials) + blockIdx.x * (kTileRows * kTileCols / 4);
-          for (int i = tid; i < kTileRows * kTileCols / 4; i += kThreads) {
-            float4 v = reinterpret_cast<const float4*>(sh_tile)[i];
+          float4* dst = reinterpret_cast<float4*>(args.partials) + blockIdx.x * kP4 + tid;
+#pragma unroll
+          for (int i = 0; i < kPIters; ++i) {
+            float4 v = reinterpret_cast<const float4*>(sh_tile)[tid + i * kThreads];
             if constexpr (mutant(kMutFp16Partials)) {
               v = make_float4(__half2float(__float2half_rn(v.x)), __half2float(__float2half_rn(v.y)),
                               __half2float(__float2half_rn(v.z)), __half2float(__float2half_rn(v.w)));
             }
-            __stcg(dst + i, v);
+            __stcg(dst + i * kThreads, v);
           }
         } else {
-          for (int i = tid; i < rows_valid * kTileCols / 8; i += kThreads) {
-            const int r = i / (kTileCols / 8), c8 = i % (kTileCols / 8);
-            const float* src = sh_tile + r * kTileCols + 8 * c8;
+          int4* dst = args.C + (row0 + tid / kC8) * s_row + n_tile * kC8 + tid % kC8;
+#pragma unroll
+          for (int i = 0; i < kCIters; ++i) {
+            const int r = tid / kC8 + i * kCRowStep;
+            if (r >= rows_valid) continue;
+            const float* src = sh_tile + r * kTileCols + 8 * (tid % kC8);
             int4 p;
             half2* h = reinterpret_cast<half2*>(&p);
 #pragma unroll
             for (int e = 0; e < 4; ++e) h[e] = __floats2half2_rn(src[2 * e], src[2 * e + 1]);
-            __stcg(args.C + (row0 + r) * s_row + n_tile * (kTileCols / 8) + c8, p);
+            __stcg(dst + i * kCRowStep * s_row, p);
           }
         }
       }
@@ -415,8 +482,17 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     // ---- write-out: the last block applies the epilogue and writes C ----
     if (last) {
       const int write_rows = mutant(kMutNoRowPredicate) ? kTileRows : rows_valid;
-      for (int i = tid; i < write_rows * kTileCols / 8; i += kThreads) {
-        const int r = i / (kTileCols / 8), c8 = i % (kTileCols / 8);
+      const int c8 = tid % kC8;
+      [[maybe_unused]] __half scale[8];  // per column: this thread's eight columns keep their scales
+      if constexpr (kPerColumn) {
+#pragma unroll
+        for (int e = 0; e < 8; ++e) scale[e] = reinterpret_cast<const __half*>(sh_col_s)[column_scale_slot(8 * c8 + e)];
+      }
+      int4* dst = args.C + (row0 + tid / kC8) * s_row + n_tile * kC8 + c8;
+#pragma unroll
+      for (int i = 0; i < kCIters; ++i) {
+        const int r = tid / kC8 + i * kCRowStep;
+        if (r >= write_rows) continue;
         const float* src = sh_tile + r * kTileCols + 8 * c8;
         int4 out;
         __half* h = reinterpret_cast<__half*>(&out);
@@ -424,16 +500,15 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         for (int e = 0; e < 8; ++e) {
           float v = src[e];
           if constexpr (kPerColumn) {
-            const __half s = reinterpret_cast<const __half*>(sh_col_s)[column_scale_slot(8 * c8 + e)];
             if (args.contract == TC_CONTRACT_FP32) {
-              v *= __half2float(s);  // fp32: scale in fp32, round once
+              v *= __half2float(scale[e]);  // fp32: scale in fp32, round once
             } else {
-              v = __half2float(__hmul(__float2half_rn(v), s));  // marlin: round, then scale in fp16
+              v = __half2float(__hmul(__float2half_rn(v), scale[e]));  // marlin: round, then scale in fp16
             }
           }
           h[e] = mutant(kMutRoundTowardZero) ? __float2half_rz(v) : __float2half_rn(v);
         }
-        args.C[(row0 + r) * s_row + n_tile * (kTileCols / 8) + c8] = out;
+        dst[i * kCRowStep * s_row] = out;
       }
     }
     if constexpr (!mutant(kMutNoWriteOutBarrier)) __syncthreads();  // the next slice's copies

@@ -1,5 +1,5 @@
 // Thin wrappers over the PTX instructions the kernel is built from (sm_80+): cp.async, ldmatrix,
-// mma.sync m16n8k16 and acquire loads. Each is one instruction; names say which.
+// mma.sync m16n8k16, lop3 and acquire loads. Each is one instruction; names say which.
 #pragma once
 #include <cstdint>
 
@@ -40,6 +40,15 @@ __device__ inline void mma_m16n8k16(float (&c)[4], const std::uint32_t (&a)[4], 
       "{%0, %1, %2, %3};\n"
       : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+// (a & b) | c in one LOP3: ptxas (CUDA 13.0) emits an AND and an OR for the plain C++ expression,
+// which costs the dequantization 32 extra instructions per k-tile. 0xEA is the truth table of
+// (a & b) | c over the operand patterns a = 0xF0, b = 0xCC, c = 0xAA.
+__device__ inline std::uint32_t and_or(std::uint32_t a, std::uint32_t b, std::uint32_t c) {
+  std::uint32_t d;
+  asm("lop3.b32 %0, %1, %2, %3, 0xEA;\n" : "=r"(d) : "r"(a), "r"(b), "r"(c));
+  return d;
 }
 
 __device__ inline int load_acquire(const int* p) {

@@ -11,7 +11,7 @@
 namespace tc {
 
 constexpr int kThreads = 256;  // 8 warps
-constexpr int kStages = 4;     // cp.async pipeline depth
+constexpr int kStages = 6;     // cp.async pipeline depth: 5 stages in flight while one is read
 
 // Phases of one slice, for liveness.
 enum SmemPhase : unsigned {
