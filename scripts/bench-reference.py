@@ -3,12 +3,12 @@
 
     .venv/bin/python scripts/bench-reference.py [--build build/default] [--rounds 7] [--path exact] [M K N]
 
-Rounds alternate: one NumPy matmul (A @ W, float64, M x K times K x N), then one reference_gemm
-(y*, S and the expected output) in a reference_speed process kept running (--serve), so both see the
-same machine load. Both are charged 2*M*K*N flops (one GEMM) although the reference computes two
-sums per product (y* and S); the ratio is NumPy's time over the reference's, per round. Wall and
-process CPU seconds are printed for both: on a shared machine, CPU seconds show the work and wall
-seconds the wait.
+After one untimed warm-up of each (thread pools, first-touch pages), rounds alternate: one NumPy
+matmul (A @ W, float64, M x K times K x N), then one reference_gemm (y*, S and the expected output)
+in a reference_speed process kept running (--serve), so both see the same machine load. Both are
+charged 2*M*K*N flops (one GEMM) although the reference computes two sums per product (y* and S);
+the ratio is NumPy's time over the reference's, per round. Wall and process CPU seconds are printed
+for both: on a shared machine, CPU seconds show the work and wall seconds the wait.
 """
 import argparse
 import statistics
@@ -41,6 +41,10 @@ def main() -> int:
     w = rng.standard_normal((k, n))
     server = subprocess.Popen([f"{args.build}/reference/reference_speed", "--serve", str(m), str(k), str(n)],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    a @ w  # warm-up, not timed
+    server.stdin.write(args.path + "\n")
+    server.stdin.flush()
+    server.stdout.readline()
     rows = []
     print("round  numpy wall s  numpy cpu s  reference wall s  reference cpu s  ratio wall  ratio cpu  "
           "fixed-point elements  simd")
