@@ -33,7 +33,7 @@ void validate_inputs(const HalfMatrix& A, const QuantizedWeights& w) {
   validate_shape(Shape{static_cast<int>(A.rows()), w.N(), w.K(), w.group});
 }
 
-double power_of_two(int e) {  // clamped to the finite doubles' range; only compared with
+double power_of_two(int e) {  // clamped to finite doubles: the grid of a row or column of zeros is huge
   return std::ldexp(1.0, std::clamp(e, -1000, 1000));
 }
 
@@ -74,13 +74,14 @@ ReferenceOutput reference_gemm(const HalfMatrix& A, const QuantizedWeights& w, C
   gemm_parts::Float64Products p = gemm_parts::float64_products(A, w);
   const std::vector<int> grid = row_grids(A);
   ReferenceOutput out{std::move(p.y), std::move(p.S), HalfMatrix(M, N)};
-  std::vector<Element> fixed_point;
+  std::vector<std::vector<Element>> unproven(M);  // per row, so that rows can run in parallel
+#pragma omp parallel for schedule(dynamic) if (static_cast<double>(M) * N >= (1 << 16))
   for (int i = 0; i < M; ++i) {
     for (int j = 0; j < N; ++j) {
       const double y = out.y_exact(i, j) + 0.0, S = out.S(i, j);  // + 0.0: an exact zero is +0
       const bool proven = std::isfinite(S) && S <= power_of_two(52 + grid[i] + p.column_grid[j]);
       if (path == GemmPath::exact && !proven) {
-        fixed_point.push_back({i, j});
+        unproven[i].push_back({i, j});
         continue;
       }
       const half_bits s = w.scales(0, j);
@@ -90,6 +91,8 @@ ReferenceOutput reference_gemm(const HalfMatrix& A, const QuantizedWeights& w, C
       out.expected(i, j) = epilogue(y, y_scaled, s, w.group, contract);
     }
   }
+  std::vector<Element> fixed_point;
+  for (const std::vector<Element>& row : unproven) fixed_point.insert(fixed_point.end(), row.begin(), row.end());
   gemm_parts::exact_elements(A, w, contract, fixed_point, out);
   if (counts) {
     counts->fixed_point_elements = static_cast<std::int64_t>(fixed_point.size());
