@@ -1,53 +1,31 @@
-// Reference GEMM, two paths. The exact path represents every fp16 value as an integer number of
-// 2^-24 (|v| < 2^40), so each product is an integer number of 2^-48 below 2^80 and a sum of up to
-// 2^20 of them fits a signed 128-bit integer: no rounding until the final conversion, which rounds
-// to odd so that the contract's later roundings (to fp32, to fp16) are correct.
+// Reference GEMM entry point. The fast exact path computes every element in float64 (gemm_blocked.cpp)
+// and keeps the result where a proof shows that float64 made no rounding error:
+//   Every finite fp16 value is an integer multiple of 2^grid (its lowest set bit). For output (i, j)
+//   let g = grid_i + grid_j, grid_i the smallest grid of row i of A and grid_j the smallest
+//   weight_grid of column j's scales (gemm_weight_table.h), which divides every finite w^_kj. Each
+//   product a_ik * w^_kj has at most 22 significant bits (exact in double) and is a multiple
+//   of 2^g, so every partial sum, in any order, is a multiple of 2^g of magnitude at most S. Below
+//   2^(53 + g) all of them are exact doubles and no addition (or fused multiply-add) rounds. The
+//   computed S_hat is a float64 sum of nonnegative terms, S_hat >= S (1 - gamma_K(2^-53)), so
+//   S_hat <= 2^(52 + g) proves S < 2^(53 + g); then y_hat = y* and S_hat = S exactly, and round-to-odd
+//   of an exact double is itself. A non-finite product makes S_hat Inf or NaN and fails the test.
+// Elements that fail (Inf/NaN inputs, a wide dynamic range in one row or column, very deep K) are
+// summed in 128-bit fixed point (gemm_exact_elements.cpp), as the scalar path sums all of them.
 #include "tilecheck/reference/gemm.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
+#include <cstring>
 #include <vector>
 
+#include "gemm_parts.h"
 #include "tilecheck/reference/error.h"
+#include "tilecheck/reference/gemm_weight_table.h"
 
 namespace tc {
 namespace {
 
-__extension__ typedef __int128 i128;  // GCC/Clang extension: exact sums
-__extension__ typedef unsigned __int128 u128;
-
-struct FixedHalf {   // finite fp16 as integer * 2^-24, or a special value
-  std::int64_t units;
-  bool finite;
-  double value;      // the double value (for specials)
-};
-
-FixedHalf fixed(half_bits h) {
-  const double v = half_to_double(h);
-  if (!std::isfinite(v)) return {0, false, v};
-  return {static_cast<std::int64_t>(std::ldexp(v, 24)), true, v};
-}
-
-// Rounds integer * 2^exp2 to double with round-to-odd.
-double round_to_odd(i128 v, int exp2) {
-  const bool negative = v < 0;
-  u128 a = negative ? -static_cast<u128>(v) : static_cast<u128>(v);
-  int shift = 0;
-  while ((a >> shift) >= (static_cast<u128>(1) << 53)) ++shift;
-  std::uint64_t mantissa = static_cast<std::uint64_t>(a >> shift);
-  if (shift > 0 && (a & ((static_cast<u128>(1) << shift) - 1)) != 0) mantissa |= 1;
-  const double r = std::ldexp(static_cast<double>(mantissa), exp2 + shift);
-  return negative ? -r : r;
-}
-
-// Splits a finite fp16 into significand * 2^exponent with |significand| <= 2047.
-void split(half_bits h, std::int64_t& significand, int& exponent) {
-  const int e = (h >> 10) & 0x1F;
-  const std::int64_t m = (h & 0x3FF) + (e ? 1024 : 0);
-  significand = (h & 0x8000) ? -m : m;
-  exponent = (e ? e : 1) - 25;
-}
+using gemm_parts::Element;
 
 void validate_inputs(const HalfMatrix& A, const QuantizedWeights& w) {
   validate_weights(w);
@@ -55,97 +33,73 @@ void validate_inputs(const HalfMatrix& A, const QuantizedWeights& w) {
   validate_shape(Shape{static_cast<int>(A.rows()), w.N(), w.K(), w.group});
 }
 
-ReferenceOutput exact_gemm(const HalfMatrix& A, const HalfMatrix& W_hat, const QuantizedWeights& w,
-                           Contract contract) {
-  const int M = static_cast<int>(A.rows()), N = w.N(), K = w.K();
-  require(K <= (1 << 20), "K=", K, " is too deep for the exact path (at most 2^20)");
-  std::vector<FixedHalf> a(static_cast<size_t>(M) * K), wt(static_cast<size_t>(N) * K);
-  for (int i = 0; i < M; ++i)
-    for (int k = 0; k < K; ++k) a[size_t(i) * K + k] = fixed(A(i, k));
-  for (int k = 0; k < K; ++k)
-    for (int j = 0; j < N; ++j) wt[size_t(j) * K + k] = fixed(W_hat(k, j));
-
-  ReferenceOutput out{F64Matrix(M, N), F64Matrix(M, N), HalfMatrix(M, N)};
-#pragma omp parallel for schedule(dynamic)
-  for (int i = 0; i < M; ++i) {
-    for (int j = 0; j < N; ++j) {
-      const FixedHalf* ar = &a[size_t(i) * K];
-      const FixedHalf* wc = &wt[size_t(j) * K];
-      i128 sum = 0, magnitude = 0;
-      double special = 0.0, special_magnitude = 0.0;  // IEEE sum of the non-finite products
-      bool any_special = false;
-      for (int k = 0; k < K; ++k) {
-        if (ar[k].finite && wc[k].finite) {
-          const i128 p = static_cast<i128>(ar[k].units) * wc[k].units;
-          sum += p;
-          magnitude += p < 0 ? -p : p;
-        } else {
-          const double p = ar[k].value * wc[k].value;
-          special += p;
-          special_magnitude += std::fabs(p);
-          any_special = true;
-        }
-      }
-      double y = round_to_odd(sum, -48);
-      double y_scaled = 0.0;
-      const half_bits s = w.scales(0, j);
-      if (is_per_column(w.group) && is_finite(s)) {
-        std::int64_t sig;
-        int e;
-        split(s, sig, e);
-        y_scaled = round_to_odd(sum * sig, -48 + e);
-      }
-      double S = round_to_odd(magnitude, -48);
-      if (any_special) {  // Inf and NaN dominate any finite sum
-        y = special;
-        S = special_magnitude;
-      }
-      if (any_special || !is_finite(s)) y_scaled = y * half_to_double(s);
-      out.y_exact(i, j) = y;
-      out.S(i, j) = S;
-      out.expected(i, j) = epilogue(y, y_scaled, s, w.group, contract);
-    }
-  }
-  return out;
+double power_of_two(int e) {  // clamped to finite doubles: the grid of a row or column of zeros is huge
+  return std::ldexp(1.0, std::clamp(e, -1000, 1000));
 }
 
-// The Eigen path works in panels of columns, so the float64 weights of a large layer (K * N * 8
-// bytes) never exist at once and each panel is reused from cache for y* and for S.
-ReferenceOutput eigen_gemm(const HalfMatrix& A, const HalfMatrix& W_hat, const QuantizedWeights& w,
-                           Contract contract) {
-  constexpr Eigen::Index kPanel = 1024;
-  const F64Matrix a = to_double(A);
-  const F64Matrix a_abs = a.cwiseAbs();
-  const Eigen::Index M = A.rows(), N = W_hat.cols();
+// The smallest grid of each row of A over its finite nonzero values (kNoGrid for none).
+std::vector<int> row_grids(const HalfMatrix& A) {
+  std::vector<int> grid(A.rows(), kNoGrid);
+  for (Eigen::Index i = 0; i < A.rows(); ++i)
+    for (Eigen::Index k = 0; k < A.cols(); ++k)
+      if (is_finite(A(i, k))) grid[i] = std::min(grid[i], half_grid(A(i, k)));
+  return grid;
+}
+
+ReferenceOutput all_fixed_point(const HalfMatrix& A, const QuantizedWeights& w, Contract contract) {
+  const int M = static_cast<int>(A.rows()), N = w.N();
   ReferenceOutput out{F64Matrix(M, N), F64Matrix(M, N), HalfMatrix(M, N)};
-  for (Eigen::Index n0 = 0; n0 < N; n0 += kPanel) {
-    const Eigen::Index nb = std::min(kPanel, N - n0);
-    F64Matrix panel = to_double(W_hat.middleCols(n0, nb));
-    out.y_exact.middleCols(n0, nb).noalias() = a * panel;
-    panel = panel.cwiseAbs();
-    out.S.middleCols(n0, nb).noalias() = a_abs * panel;
-  }
-  for (Eigen::Index i = 0; i < M; ++i) {
-    for (Eigen::Index j = 0; j < N; ++j) {
-      const half_bits s = w.scales(0, j);
-      const double y = out.y_exact(i, j);
-      out.expected(i, j) = epilogue(y, y * half_to_double(s), s, w.group, contract);
-    }
-  }
+  std::vector<Element> all;
+  all.reserve(static_cast<size_t>(M) * N);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) all.push_back({i, j});
+  gemm_parts::exact_elements(A, w, contract, all, out);
   return out;
 }
 
 }  // namespace
 
 GemmPath default_path(int M, int N, int K) {
-  return static_cast<double>(M) * N * K <= static_cast<double>(1 << 28) ? GemmPath::exact : GemmPath::eigen;
+  return static_cast<double>(M) * N * K <= static_cast<double>(1 << 28) ? GemmPath::exact : GemmPath::float64;
 }
 
-ReferenceOutput reference_gemm(const HalfMatrix& A, const QuantizedWeights& w, Contract contract,
-                               GemmPath path) {
+ReferenceOutput reference_gemm(const HalfMatrix& A, const QuantizedWeights& w, Contract contract, GemmPath path,
+                               GemmCounts* counts) {
   validate_inputs(A, w);
-  const HalfMatrix W_hat = dequantize(w);
-  return path == GemmPath::exact ? exact_gemm(A, W_hat, w, contract) : eigen_gemm(A, W_hat, w, contract);
+  const int M = static_cast<int>(A.rows()), N = w.N();
+  if (path == GemmPath::scalar) {
+    if (counts) *counts = {0, static_cast<std::int64_t>(M) * N, "none"};
+    return all_fixed_point(A, w, contract);
+  }
+  gemm_parts::Float64Products p = gemm_parts::float64_products(A, w);
+  const std::vector<int> grid = row_grids(A);
+  ReferenceOutput out{std::move(p.y), std::move(p.S), HalfMatrix(M, N)};
+  std::vector<std::vector<Element>> unproven(M);  // per row, so that rows can run in parallel
+#pragma omp parallel for schedule(dynamic) if (static_cast<double>(M) * N >= (1 << 16))
+  for (int i = 0; i < M; ++i) {
+    for (int j = 0; j < N; ++j) {
+      const double y = out.y_exact(i, j) + 0.0, S = out.S(i, j);  // + 0.0: an exact zero is +0
+      const bool proven = std::isfinite(S) && S <= power_of_two(52 + grid[i] + p.column_grid[j]);
+      if (path == GemmPath::exact && !proven) {
+        unproven[i].push_back({i, j});
+        continue;
+      }
+      const half_bits s = w.scales(0, j);
+      const bool per_column_finite = is_per_column(w.group) && is_finite(s) && std::isfinite(y);
+      const double y_scaled = per_column_finite ? gemm_parts::times_scale_rounded_to_odd(y, s) : y * half_to_double(s);
+      out.y_exact(i, j) = y;
+      out.expected(i, j) = epilogue(y, y_scaled, s, w.group, contract);
+    }
+  }
+  std::vector<Element> fixed_point;
+  for (const std::vector<Element>& row : unproven) fixed_point.insert(fixed_point.end(), row.begin(), row.end());
+  gemm_parts::exact_elements(A, w, contract, fixed_point, out);
+  if (counts) {
+    counts->fixed_point_elements = static_cast<std::int64_t>(fixed_point.size());
+    counts->float64_elements = static_cast<std::int64_t>(M) * N - counts->fixed_point_elements;
+    counts->simd = p.simd;
+  }
+  return out;
 }
 
 }  // namespace tc
