@@ -1,7 +1,7 @@
 // Fuzzes the catalogue parser, tc::parse_catalogue (fixtures/src/catalogue.cpp), on arbitrary bytes
 // as fixtures/catalogue.txt (load_catalogue opens the file and calls it). A catalogue that parses has
 // unique ids, valid shapes and the tiles runnable_tiles derives from them.
-//   build/default/tests/fuzz/clang/fuzz_catalogue -max_total_time=60 tests/fuzz/corpus/catalogue
+//   tests/fuzz/run_fuzzer.sh build/default/tests/fuzz/clang/fuzz_catalogue /tmp/fuzz-catalogue 60   (README.md)
 #include <sstream>
 
 #include "fuzz_input.h"

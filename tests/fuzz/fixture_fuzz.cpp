@@ -2,7 +2,7 @@
 // read as an HDF5 file: every schema check, the HDF5 layer (fixtures/src/h5_*.cpp) and the
 // consistency checks. A fixture that loads must also pass the manifest check against its own
 // hashes, which is what a catalogue load adds (hashing every dataset, looking up the case).
-//   build/default/tests/fuzz/clang/fuzz_fixture -max_total_time=60 tests/fuzz/corpus/fixture
+//   tests/fuzz/run_fuzzer.sh build/default/tests/fuzz/clang/fuzz_fixture /tmp/fuzz-fixture 60   (README.md)
 #include "fuzz_input.h"
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/reference/error.h"

@@ -1,7 +1,7 @@
 // Fuzzes the manifest reader, tc::read_manifest (fixtures/src/manifest.cpp), on arbitrary bytes as
 // MANIFEST.json. A manifest that is read must survive the writer's round trip: manifest_text, read
 // again, gives the same cases and hashes, and it differs from itself nowhere (manifest_changes).
-//   build/default/tests/fuzz/clang/fuzz_manifest -max_total_time=60 tests/fuzz/corpus/manifest
+//   tests/fuzz/run_fuzzer.sh build/default/tests/fuzz/clang/fuzz_manifest /tmp/fuzz-manifest 60   (README.md)
 #include "fuzz_input.h"
 #include "tilecheck/fixtures/manifest.h"
 #include "tilecheck/reference/error.h"

@@ -3,7 +3,7 @@
 // (tc::h5::read_half_matrix, fixtures/src/h5_matrix.cpp). The CLI passes the fixture's (M, N); the
 // harness reads C at any shape, as the recording reader does, which leaves the extent read from the
 // file unchecked until the reader's own guards: the more exposed of the two paths.
-//   build/default/tests/fuzz/clang/fuzz_output -max_total_time=60 tests/fuzz/corpus/output
+//   tests/fuzz/run_fuzzer.sh build/default/tests/fuzz/clang/fuzz_output /tmp/fuzz-output 60   (README.md)
 #include "fuzz_input.h"
 #include "tilecheck/fixtures/h5.h"
 #include "tilecheck/reference/error.h"

@@ -1,7 +1,7 @@
 // Fuzzes the recording reader, tc::read_recording (suite/src/recording.cpp; format:
 // docs/recording-schema.md), on arbitrary bytes read as an HDF5 file: the schema version, the root
 // and per-cell attributes, the configuration and contract names, C and the guard cells.
-//   build/default/tests/fuzz/clang/fuzz_recording -max_total_time=60 tests/fuzz/corpus/recording
+//   tests/fuzz/run_fuzzer.sh build/default/tests/fuzz/clang/fuzz_recording /tmp/fuzz-recording 60   (README.md)
 #include "fuzz_input.h"
 #include "tilecheck/reference/error.h"
 #include "tilecheck/suite/recording.h"
