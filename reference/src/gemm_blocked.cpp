@@ -10,7 +10,12 @@
 #include <memory>
 #include <new>
 
+#ifdef _OPENMP
 #include <omp.h>
+#else  // built without OpenMP (the fuzz harnesses' sub-build): one thread
+static int omp_get_max_threads() { return 1; }
+static int omp_get_thread_num() { return 0; }
+#endif
 
 #include "gemm_parts.h"
 #include "tilecheck/reference/gemm_weight_table.h"
@@ -85,7 +90,7 @@ Float64Products float64_products(const HalfMatrix& A, const QuantizedWeights& w)
   F64Matrix y = F64Matrix::Zero(packed.blocks * kTileRows, N), S = F64Matrix::Zero(packed.blocks * kTileRows, N);
   std::vector<int> column_grid(N, kNoGrid);
   const int column_blocks = (N + kWidth - 1) / kWidth;
-  const bool parallel = static_cast<double>(M) * N * K >= (1 << 22);  // below, a fork costs more than it saves
+  [[maybe_unused]] const bool parallel = static_cast<double>(M) * N * K >= (1 << 22);  // below, a fork costs more than it saves
   const AlignedDoubles panels = aligned_doubles(size_t(omp_get_max_threads()) * kDepth * kWidth);  // one per thread
 #pragma omp parallel if (parallel)
   {
