@@ -70,16 +70,16 @@ TEST(ErrorMap, RoundTripsVerdictsTilesAndAttribution) {
   EXPECT_EQ(h5::read_string_attribute(f, "report").rfind("Mismatched", 0), 0u);
 
   const h5::Node el = h5::open_group(f, "elements");
-  EXPECT_EQ(h5::read_matrix<std::uint8_t>(el, "verdict", e.M(), e.N()), c.verdict);
-  EXPECT_EQ(h5::read_matrix<std::int32_t>(el, "ulp", e.M(), e.N()), c.ulp);
-  EXPECT_EQ(h5::read_matrix<std::int32_t>(el, "allowance", e.M(), e.N()), c.allowance);
-  EXPECT_EQ(h5::read_half_matrix(el, "got", e.M(), e.N()), c.got);
-  EXPECT_EQ(h5::read_half_matrix(el, "expected", e.M(), e.N()), e.ref.expected);
-  EXPECT_EQ(h5::read_matrix<double>(el, "S", e.M(), e.N()), e.ref.S);
-  const auto tile = h5::read_matrix<std::int32_t>(el, "tile", e.M(), e.N());
-  const auto warp = h5::read_matrix<std::uint8_t>(el, "warp", e.M(), e.N());
-  const auto lane = h5::read_matrix<std::uint8_t>(el, "lane", e.M(), e.N());
-  const auto reg = h5::read_matrix<std::uint8_t>(el, "reg", e.M(), e.N());
+  EXPECT_EQ(h5::read_sparse_matrix<std::uint8_t>(el, "verdict", e.M(), e.N()), c.verdict);
+  EXPECT_EQ(h5::read_sparse_matrix<std::int32_t>(el, "ulp", e.M(), e.N()), c.ulp);
+  EXPECT_EQ(h5::read_sparse_matrix<std::int32_t>(el, "allowance", e.M(), e.N()), c.allowance);
+  EXPECT_EQ(h5::read_sparse_half_matrix(el, "got", e.M(), e.N()), c.got);
+  EXPECT_EQ(h5::read_sparse_half_matrix(el, "expected", e.M(), e.N()), e.ref.expected);
+  EXPECT_EQ(h5::read_sparse_matrix<double>(el, "S", e.M(), e.N()), e.ref.S);
+  const auto tile = h5::read_sparse_matrix<std::int32_t>(el, "tile", e.M(), e.N());
+  const auto warp = h5::read_sparse_matrix<std::uint8_t>(el, "warp", e.M(), e.N());
+  const auto lane = h5::read_sparse_matrix<std::uint8_t>(el, "lane", e.M(), e.N());
+  const auto reg = h5::read_sparse_matrix<std::uint8_t>(el, "reg", e.M(), e.N());
   for (int i = 0; i < e.M(); ++i) {
     for (int j = 0; j < e.N(); ++j) {
       const ElementPlace p = locate(e.schedule, i, j);
@@ -132,11 +132,11 @@ TEST(ErrorMap, StoresOnlyTheFailingTilesCompressedAndTheRestReadsAsFill) {
   const h5::Node el = h5::open_group(f, "elements");
   EXPECT_TRUE(h5::is_deflated(el, "y_exact"));
   EXPECT_TRUE(h5::is_deflated(el, "verdict"));
-  const auto verdict = h5::read_matrix<std::uint8_t>(el, "verdict", e.M(), e.N());
-  const auto ulp = h5::read_matrix<std::int32_t>(el, "ulp", e.M(), e.N());
-  const auto lane = h5::read_matrix<std::uint8_t>(el, "lane", e.M(), e.N());
-  const HalfMatrix got = h5::read_half_matrix(el, "got", e.M(), e.N());
-  const auto y = h5::read_matrix<double>(el, "y_exact", e.M(), e.N());
+  const auto verdict = h5::read_sparse_matrix<std::uint8_t>(el, "verdict", e.M(), e.N());
+  const auto ulp = h5::read_sparse_matrix<std::int32_t>(el, "ulp", e.M(), e.N());
+  const auto lane = h5::read_sparse_matrix<std::uint8_t>(el, "lane", e.M(), e.N());
+  const HalfMatrix got = h5::read_sparse_half_matrix(el, "got", e.M(), e.N());
+  const auto y = h5::read_sparse_matrix<double>(el, "y_exact", e.M(), e.N());
   for (int i = 0; i < e.M(); ++i) {
     for (int j = 0; j < e.N(); ++j) {
       const TileInfo& t = e.grid.at(i, j);
@@ -170,7 +170,7 @@ TEST(ErrorMap, APassingComparisonStoresNoElementUnlessAskedForAll) {
   TempDir dir;
   write_error_map(dir.file("pass.h5"), e, c);
   const h5::File f = h5::File::open(dir.file("pass.h5"));
-  const auto verdict = h5::read_matrix<std::uint8_t>(h5::open_group(f, "elements"), "verdict", e.M(), e.N());
+  const auto verdict = h5::read_sparse_matrix<std::uint8_t>(h5::open_group(f, "elements"), "verdict", e.M(), e.N());
   EXPECT_EQ(verdict, RowMatrix<std::uint8_t>::Zero(e.M(), e.N())) << "every element reads as PASS";
   EXPECT_EQ(h5::read_string_attribute(f, "header"), header_line(c.counts));
 }

@@ -126,7 +126,7 @@ TEST(JudgeCell, ADeclaredEpilogueSetsTheExpectedOutput) {
 }
 
 // The fp32 contract's exact cases hold partial sums fp16 cannot: declared fp16 partials turn T0 off
-// there (T1 still judges), and an fp16 accumulator cannot be judged at all.
+// there (T1 still judges), and an fp16 accumulator cannot be judged at all (an ERROR outcome).
 TEST(JudgeCell, DeclaredNumericsDecideWhetherTheExactTierApplies) {
   const Fixture f = load_case(default_golden_paths(), "exact_m16_n256_k256_gcol_fp32");
   const Cell cell = cell_of(f, 3);
@@ -137,12 +137,9 @@ TEST(JudgeCell, DeclaredNumericsDecideWhetherTheExactTierApplies) {
   EXPECT_EQ(o.status, CellStatus::pass) << o.message;
   EXPECT_EQ(o.tiers.rfind("t0=n/a t1=pass", 0), 0u) << o.tiers;
   const KernelNumerics fp16_acc{{Accumulator::fp16, Partials::fp32, Epilogue::scale_then_round}, ScheduleKind::model, 16};
-  try {
-    judge_cell(f, cell, fp16_acc, f.ref.expected, GuardBand{}, "");
-    ADD_FAILURE() << "judged an fp16 accumulator";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("accumulator fp16 is not supported"), std::string::npos) << e.what();
-  }
+  const CellOutcome refused = judge_cell(f, cell, fp16_acc, f.ref.expected, GuardBand{}, "");
+  EXPECT_EQ(refused.status, CellStatus::error) << "judged an fp16 accumulator";
+  EXPECT_NE(refused.message.find("accumulator fp16 is not supported"), std::string::npos) << refused.message;
 }
 
 TEST(UnjudgedOutcome, AFaultIsFaultAHangIsHangUnsupportedIsNotApplicableAndTheRestIsError) {
