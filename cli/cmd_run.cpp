@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "data_paths.h"
 #include "option_limits.h"
+#include "schedule_option.h"
 #include "output_paths.h"
 #include "recorded_cells.h"
 #include "tilecheck/suite/device_case.h"
@@ -323,11 +324,7 @@ Command add_run(CLI::App& parent) {
                   "at 0.1 TFLOP/s)")
       ->check(timeout_seconds(true))
       ->capture_default_str();
-  app->add_option("--schedule", o->schedule,
-                  "Judge with the bounds of this schedule: model (Marlin's striped split) or unknown (any split of K "
-                  "into k-slices of at least the declared depth, else 16 rows) (default: what the library declares, "
-                  "model if nothing)")
-      ->check(CLI::IsMember({"model", "unknown"}));
+  add_schedule_option(app, &o->schedule);
   app->add_option("--fault-limit", o->fault_limit,
                   "Consecutive FAULT/HANG cells of one configuration after which its other cells are not run")
       ->check(CLI::Range(1, 1000000))

@@ -17,6 +17,7 @@
 #include "commands.h"
 #include "data_paths.h"
 #include "option_limits.h"
+#include "schedule_option.h"
 #include "output_paths.h"
 #include "tilecheck/compare/bisect.h"
 #include "tilecheck/suite/device_case.h"
@@ -286,11 +287,7 @@ Command add_tiles(CLI::App& parent) {
                   "tile, as the numerics notebook wants)")
       ->check(CLI::IsMember({"failing", "all"}))
       ->capture_default_str();
-  app->add_option("--schedule", o->schedule,
-                  "Judge with the bounds of this schedule: model (Marlin's striped split) or unknown (any split of K "
-                  "into k-slices of at least the declared depth, else 16 rows) (default: what the library declares, "
-                  "model if nothing)")
-      ->check(CLI::IsMember({"model", "unknown"}));
+  add_schedule_option(app, &o->schedule);
   app->add_flag("--bisect", o->bisect, "K-bisection of the tile: run the dump variant of the kernel (GPU) and report "
                                        "the first k-tile, slice or reduction step that departs from the reference");
   app->add_option("--dump-kernel", o->dump_kernel, "The dump variant for --bisect")
