@@ -57,7 +57,7 @@ bool applies(const TileConfig& c, const CaseSpec& s, const MatrixOptions& o) {
 // (tests/sanitizer/reduced_matrix_test.cpp checks it with the schedule model). Two shapes reach
 // paths no small one does at sms 1 or 3: N=128 K=768 reduces 128x128 tiles across blocks,
 // N=4096 K=128 has a block hand a partial sum on and continue to another column (per-column), and
-// N=256 K=512 group 128 has a group span two k-tiles while the 4-stage pipeline wraps.
+// N=256 K=512 group 128 has a group span two k-tiles while the 6-stage pipeline wraps (8 k-tiles).
 bool in_reduced(const CaseSpec& s, const TileConfig& c, int sms) {
   const bool shape_ok = s.shape.M == 17 || s.shape.M == 65 || s.shape.K <= 192;
   const bool small = s.shape.M * s.shape.N * s.shape.K <= (1 << 22);
