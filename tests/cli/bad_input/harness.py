@@ -57,6 +57,17 @@ def default_signals():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
+_NOBODY_RUNS = {}
+
+
+def nobody_can_run(drop, binary):
+    """Whether the binary runs as nobody and finds its data (`golden list`), asked once per binary."""
+    if binary not in _NOBODY_RUNS:
+        p = subprocess.run(drop + [binary, "golden", "list"], capture_output=True, text=True, timeout=60)
+        _NOBODY_RUNS[binary] = p.returncode == 0
+    return _NOBODY_RUNS[binary]
+
+
 class Skip(Exception):
     pass
 
@@ -143,7 +154,11 @@ class Ctx:
             if shutil.which("setpriv") is None:
                 raise Skip("running as root without setpriv: cannot make a file unreadable")
             os.chmod(self.dir, 0o755)
-            cmd = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"] + cmd
+            drop = ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", "--"]
+            if not nobody_can_run(drop, self.args.tilecheck):
+                raise Skip(f"nobody cannot run {self.args.tilecheck} and find its data (a directory above them is closed "
+                           "to others, e.g. a 0700 temporary checkout): cannot make a file unreadable to the binary")
+            cmd = drop + cmd
         return cmd
 
     def run(self, args, as_nobody=False, env=None, timeout=120):
