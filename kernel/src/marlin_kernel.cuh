@@ -10,6 +10,7 @@
 // Sections: 1 dequantization  2 kernel arguments  3 the kernel: slice setup, pipeline, main loop,
 // block reduction, global reduction, write-out. Compile-time variants and mutants: variants.h.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <type_traits>
@@ -137,6 +138,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   constexpr int kBRow = 8 * N_BLOCKS;               // int4 per 16-deep slab of a B stage
   constexpr int kBStage = K_BLOCKS * kBRow;
   constexpr int kScaleRow = 2 * N_BLOCKS;           // int4 per row of tile scales
+  constexpr int kStages = L.stages;
   constexpr int kScaleSlot = L.scale_slot / 16;
   constexpr int kGroupTiles = GROUP_BLOCKS > K_BLOCKS ? GROUP_BLOCKS / K_BLOCKS : 1;
   // The copies of one stage: thread tid takes 16-byte chunks tid, tid + 256, ... of A's and B's
@@ -168,6 +170,27 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   int4* const sh_s = reinterpret_cast<int4*>(smem_bytes + L.scale_begin);
   int4* const sh_col_s = reinterpret_cast<int4*>(smem_bytes + L.column_scale_begin);
   float* const sh_tile = reinterpret_cast<float*>(smem_bytes + L.tile_begin);
+  // The fp32 tile. Each row (kTilePitch floats, 32 bytes more than its columns) holds two planes:
+  // columns 8c .. 8c + 3 at 4c, columns 8c + 4 .. 8c + 7 at kHalfPlane + 4c, the second plane 16
+  // bytes out of step. Then the block reduction's float2 stores (8 rows x 32 bytes per warp) and the
+  // epilogue's float4 reads of 8-column chunks (8 lanes, consecutive chunks) each fall in distinct
+  // banks, with no shuffling of values between a thread's registers.
+  constexpr int kTilePitch = L.tile_pitch;
+  constexpr int kHalfPlane = kTileCols / 2 + 4;
+  static_assert(kTilePitch % 32 == 8 && kHalfPlane + kTileCols / 2 <= kTilePitch, "the tile's planes fit its rows");
+  const auto tile_chunk = [&](int row, int c8) { return sh_tile + row * kTilePitch + 4 * c8; };
+  const auto tile_at = [&](int row, int col) { return tile_chunk(row, col / 8) + (col / 4 % 2) * kHalfPlane + col % 4; };
+  const auto tile_float4 = [&](int j) {  // float4 j of the tile in row-major order
+    return reinterpret_cast<float4*>(tile_at(j / (kTileCols / 4), 4 * (j % (kTileCols / 4))));
+  };
+  const auto load_chunk = [&](const float* chunk, float(&v)[8]) {
+    const float4 lo = *reinterpret_cast<const float4*>(chunk), hi = *reinterpret_cast<const float4*>(chunk + kHalfPlane);
+    v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
+  };
+  [[maybe_unused]] const auto store_chunk = [&](float* chunk, const float(&v)[8]) {
+    *reinterpret_cast<float4*>(chunk) = make_float4(v[0], v[1], v[2], v[3]);
+    *reinterpret_cast<float4*>(chunk + kHalfPlane) = make_float4(v[4], v[5], v[6], v[7]);
+  };
 
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int warp_col = warp % kWarpCols, warp_row = warp / kWarpCols;
@@ -208,42 +231,63 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       ++traced;
     }
 
-    // ---- pipeline: copy k-tile `kt` of A, B (and its group scales) into stage `stage` ----
-    // Where this thread's chunks come from is fixed for the slice: only the k-tile moves them.
-    // A rows past `rows_valid` are zero-filled from row 0's address (nothing is read).
-    int a_src[kAIters];  // int4 offsets into A of k-tile 0
+    // ---- pipeline: copy the slice's next k-tile of A, B (and its group scales) into a stage ----
+    // Where this thread's chunks come from is fixed for the slice: each copy walks its own pointer
+    // one k-tile on, so the main loop computes no addresses. A rows past `rows_valid` are
+    // zero-filled from row 0's address (nothing is read).
+    const int4* a_src[kAIters];
     bool a_copy[kAIters], a_valid[kAIters];
 #pragma unroll
     for (int i = 0; i < kAIters; ++i) {
       const int r = tid / kAChunks + i * kARowStep;
       a_copy[i] = r < kTileRows;
       a_valid[i] = r < rows_valid;
-      a_src[i] = (row0 + (a_valid[i] ? r : 0)) * a_row + tid % kAChunks;
+      a_src[i] = args.A + ((row0 + (a_valid[i] ? r : 0)) * a_row + tid % kAChunks + k_begin * kAChunks);
     }
     // XOR swizzle: the 8 rows an ldmatrix reads hit distinct banks; a_dst + i * kThreads for chunk i.
     const int a_dst = (tid / kAChunks) * kAChunks + ((tid % kAChunks) ^ ((tid / kAChunks) % 8));
-    int b_src[kBIters];  // int4 offsets into B of k-tile 0
+    const int b_tile = K_BLOCKS * b_row;  // int4 per k-tile of B
+    const int4* b_src[kBIters];
 #pragma unroll
     for (int i = 0; i < kBIters; ++i)
-      b_src[i] = (tid / kBRow + i * kBSlabStep) * b_row + n_tile * kBRow + tid % kBRow;
-    const int b_tile = K_BLOCKS * b_row;  // int4 per k-tile of B
-    const auto fetch_stage = [&](int stage, int kt) {
+      b_src[i] = args.B + ((tid / kBRow + i * kBSlabStep) * b_row + n_tile * kBRow + tid % kBRow + k_begin * b_tile);
+    // Group scales: this thread's row of the next fetch; with groups longer than a k-tile it moves
+    // on every kGroupTiles fetches (group_phase counts them), otherwise every fetch.
+    const int first_group = kPerColumn ? 0 : k_begin * K_BLOCKS / GROUP_BLOCKS + tid / kScaleRow;
+    const int4* s_src = args.scales + (first_group * s_row + n_tile * kScaleRow + tid % kScaleRow);
+    int group_phase = k_begin % kGroupTiles;
+    [[maybe_unused]] int fetch_kt = k_begin;  // the k-tile the next fetch copies (mutant 10 only)
+    const auto fetch_next = [&](int stage) {
       int4* a_dst_stage = sh_a + stage * kAStage + a_dst;
 #pragma unroll
-      for (int i = 0; i < kAIters; ++i)
-        if (a_copy[i]) cp_async16(a_dst_stage + i * kThreads, args.A + (a_src[i] + kt * kAChunks), a_valid[i]);
+      for (int i = 0; i < kAIters; ++i) {
+        if (a_copy[i]) cp_async16(a_dst_stage + i * kThreads, a_src[i], a_valid[i]);
+        a_src[i] += kAChunks;
+      }
       int4* b_dst_stage = sh_b + stage * kBStage + tid;
 #pragma unroll
-      for (int i = 0; i < kBIters; ++i) cp_async16(b_dst_stage + i * kThreads, args.B + (b_src[i] + kt * b_tile), true);
+      for (int i = 0; i < kBIters; ++i) {
+        cp_async16(b_dst_stage + i * kThreads, b_src[i], true);
+        b_src[i] += b_tile;
+      }
       if constexpr (!kPerColumn) {
-        const bool fetch = !mutant(kMutSharedGroupScaleSlot) || kt % kGroupTiles == 0;
+        const bool fetch = !mutant(kMutSharedGroupScaleSlot) || group_phase == 0;
         if (fetch && tid < kScaleThreads) {
-          const int q = tid / kScaleRow, j = tid % kScaleRow;
-          int group = kt * K_BLOCKS / GROUP_BLOCKS + q;
-          if constexpr (mutant(kMutGroupOffByOne)) group = (group + 1) % groups;
-          cp_async16(sh_s + stage * kScaleSlot + tid, args.scales + group * s_row + n_tile * kScaleRow + j, true);
+          const int4* src = s_src;
+          if constexpr (mutant(kMutGroupOffByOne)) {
+            const int group = fetch_kt * K_BLOCKS / GROUP_BLOCKS + tid / kScaleRow;
+            src += ((group + 1) % groups - group) * s_row;
+          }
+          cp_async16(sh_s + stage * kScaleSlot + tid, src, true);
+        }
+        if constexpr (GROUP_BLOCKS <= K_BLOCKS) {
+          s_src += (K_BLOCKS / GROUP_BLOCKS) * s_row;
+        } else if (++group_phase == kGroupTiles) {
+          group_phase = 0;
+          s_src += s_row;
         }
       }
+      ++fetch_kt;
     };
     const auto fetch_column_scales = [&] {
       if (tid < kScaleRow) cp_async16(sh_col_s + tid, args.scales + n_tile * kScaleRow + tid, true);
@@ -308,7 +352,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     // the next k-tile's first fragment loads. Sums: per accumulator the same MMAs in the same
     // order as one k-tile after another, sub-tile after sub-tile.
     for (int s = 0; s < kStages; ++s) {
-      if (s < n_iters) fetch_stage(s, k_begin + s);
+      if (s < n_iters) fetch_next(s);
       if (kPerColumn && kFetchOrder == FetchOrder::hoisted && last && s == 0) fetch_column_scales();
       cp_async_commit();
     }
@@ -324,8 +368,9 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     load_fragments(0, 0, 0, 0);
     [[maybe_unused]] const bool dumping = kAccDump && args.dump != nullptr && column == args.dump_column;
     [[maybe_unused]] const int tile_elems = kTileRows * kTileCols;
+    int stage = 0;  // it % kStages, counted without a division
     for (int it = 0; it < n_iters; ++it) {
-      const int stage = it % kStages;
+      const int next_stage = stage + 1 == kStages ? 0 : stage + 1;
 #pragma unroll
       for (int j = 0; j < kSubTiles; ++j) {
         const int next = (j + 1) % 2;
@@ -333,12 +378,13 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
           load_fragments(next, stage, j + 1, it);
         } else {  // every fragment of this stage is loaded (or loading): the stage can go
           wait_stage(std::integral_constant<int, kStages - 2>{});  // stage it + 1 has landed
-          if (it + kStages < n_iters) fetch_stage(stage, k_begin + it + kStages);
+          if (it + kStages < n_iters) fetch_next(stage);            // k-tile it + kStages
           cp_async_commit();
-          if (it + 1 < n_iters) load_fragments(next, (it + 1) % kStages, 0, it + 1);
+          if (it + 1 < n_iters) load_fragments(next, next_stage, 0, it + 1);
         }
         mma_fragments(j % 2);
       }
+      stage = next_stage;
       if constexpr (kAccDump) {  // this warp row's sums so far, in tile coordinates
         if (dumping) {
           float* d = args.dump + ((k_begin + it) * kWarpRows + warp_row) * tile_elems;
@@ -370,8 +416,9 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
 #pragma unroll
               for (int h = 0; h < 2; ++h) {  // registers 2h, 2h + 1: adjacent columns of one row
                 const int row = mb * 16 + mma::accumulator_row(lane, 2 * h);
-                const int col = warp_col * mma::kWarpTileCols + tile * 16 + b * 8 + mma::accumulator_col(lane, 2 * h);
-                float2* dst = reinterpret_cast<float2*>(sh_tile + row * kTileCols + col);
+                const int c8 = (warp_col * mma::kWarpTileCols + tile * 16 + b * 8) / 8;
+                const int col = mma::accumulator_col(lane, 2 * h);  // 0 .. 7 within the chunk
+                float2* dst = reinterpret_cast<float2*>(tile_chunk(row, c8) + (col / 4) * kHalfPlane + col % 4);
                 const float2 v = make_float2(acc[mb][tile][b][2 * h], acc[mb][tile][b][2 * h + 1]);
                 if (r == 0) {
                   *dst = v;
@@ -393,122 +440,125 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     }
 
     // ---- global reduction: blocks sharing the column add in slice order, one at a time ----
-    if (slice_count > 1) {
-      int* lock = args.locks + column;
-      const bool fp32_partials = args.contract == TC_CONTRACT_FP32;
+    // Between taking the lock and releasing it a block reads the running sum of the blocks before
+    // it, adds its own and hands the sum on (or, last, writes C): this is the serial part of a
+    // column, so it is one pass over the thread's chunks with every load issued first.
+    const bool reduce = slice_count > 1;
+    const bool fp32_partials = args.contract == TC_CONTRACT_FP32;
+    int* const lock = args.locks + column;
+    if (reduce && slice_idx > 0) {
+      if (!mutant(kMutNoLock) && tid == 0) wait_for_turn(lock, slice_idx, column);
+      __syncthreads();
+    }
+    if (reduce && fp32_partials) {  // the running sum of the block before us in the order: block + 1
       if (slice_idx > 0) {
-        if (!mutant(kMutNoLock) && tid == 0) wait_for_turn(lock, slice_idx, column);
-        __syncthreads();
-        // All of a thread's loads are issued before the first is used: one L2 round trip per
-        // reduction step instead of one per chunk.
-        if (fp32_partials) {  // the running sum of the block before us in the order: block + 1
-          float4* src = reinterpret_cast<float4*>(args.partials) + (blockIdx.x + 1) * kP4 + tid;
-          float4 p[kPIters];
+        float4* src = reinterpret_cast<float4*>(args.partials) + (blockIdx.x + 1) * kP4 + tid;
+        float4 p[kPIters];
 #pragma unroll
-          for (int i = 0; i < kPIters; ++i) p[i] = __ldcg(src + i * kThreads);
+        for (int i = 0; i < kPIters; ++i) p[i] = __ldcg(src + i * kThreads);
 #pragma unroll
-          for (int i = 0; i < kPIters; ++i) {
-            __stcg(src + i * kThreads, make_float4(0, 0, 0, 0));  // read once: leave the workspace zeroed
-            float4* dst = reinterpret_cast<float4*>(sh_tile) + tid + i * kThreads;
-            *dst = make_float4(dst->x + p[i].x, dst->y + p[i].y, dst->z + p[i].z, dst->w + p[i].w);
-          }
-        } else {  // marlin: the running sum is in C, as fp16
-          const int4* src = args.C + (row0 + tid / kC8) * s_row + n_tile * kC8 + tid % kC8;
-          int4 p[kCIters];
-#pragma unroll
-          for (int i = 0; i < kCIters; ++i) {
-            p[i] = make_int4(0, 0, 0, 0);  // defined for rows past rows_valid too (never used)
-            if (tid / kC8 + i * kCRowStep < rows_valid) p[i] = __ldcg(src + i * kCRowStep * s_row);
-          }
-#pragma unroll
-          for (int i = 0; i < kCIters; ++i) {
-            const int r = tid / kC8 + i * kCRowStep;
-            if (r >= rows_valid) continue;
-            const half2* h = reinterpret_cast<const half2*>(&p[i]);
-            float* dst = sh_tile + r * kTileCols + 8 * (tid % kC8);
-#pragma unroll
-            for (int e = 0; e < 4; ++e) {
-              const float2 f = __half22float2(h[e]);
-              dst[2 * e] += f.x, dst[2 * e + 1] += f.y;
-            }
-          }
-        }
-      }
-      if constexpr (kAccDump) {  // the running sum after this reduction step
-        if (dumping) {  // (uniform over the block) every thread's additions above land first
-          __syncthreads();
-          float* d = args.dump + ((k_tiles * kWarpRows) + slice_idx) * tile_elems;
-          for (int i = tid; i < tile_elems; i += kThreads) d[i] = sh_tile[i];
+        for (int i = 0; i < kPIters; ++i) {
+          __stcg(src + i * kThreads, make_float4(0, 0, 0, 0));  // read once: leave the workspace zeroed
+          float4* dst = tile_float4(tid + i * kThreads);
+          *dst = make_float4(dst->x + p[i].x, dst->y + p[i].y, dst->z + p[i].z, dst->w + p[i].w);
         }
       }
       if (!last) {
-        if (fp32_partials) {
-          float4* dst = reinterpret_cast<float4*>(args.partials) + blockIdx.x * kP4 + tid;
+        float4* dst = reinterpret_cast<float4*>(args.partials) + blockIdx.x * kP4 + tid;
 #pragma unroll
-          for (int i = 0; i < kPIters; ++i) {
-            float4 v = reinterpret_cast<const float4*>(sh_tile)[tid + i * kThreads];
-            if constexpr (mutant(kMutFp16Partials)) {
-              v = make_float4(__half2float(__float2half_rn(v.x)), __half2float(__float2half_rn(v.y)),
-                              __half2float(__float2half_rn(v.z)), __half2float(__float2half_rn(v.w)));
-            }
-            __stcg(dst + i * kThreads, v);
+        for (int i = 0; i < kPIters; ++i) {
+          float4 v = *tile_float4(tid + i * kThreads);
+          if constexpr (mutant(kMutFp16Partials)) {
+            v = make_float4(__half2float(__float2half_rn(v.x)), __half2float(__float2half_rn(v.y)),
+                            __half2float(__float2half_rn(v.z)), __half2float(__float2half_rn(v.w)));
           }
-        } else {
-          int4* dst = args.C + (row0 + tid / kC8) * s_row + n_tile * kC8 + tid % kC8;
-#pragma unroll
-          for (int i = 0; i < kCIters; ++i) {
-            const int r = tid / kC8 + i * kCRowStep;
-            if (r >= rows_valid) continue;
-            const float* src = sh_tile + r * kTileCols + 8 * (tid % kC8);
-            int4 p;
-            half2* h = reinterpret_cast<half2*>(&p);
-#pragma unroll
-            for (int e = 0; e < 4; ++e) h[e] = __floats2half2_rn(src[2 * e], src[2 * e + 1]);
-            __stcg(dst + i * kCRowStep * s_row, p);
-          }
+          __stcg(dst + i * kThreads, v);
         }
       }
-      __syncthreads();  // every partial store is issued before the lock moves
+      if (last) __syncthreads();  // the write-out reads the sums in another order
+    }
+
+    // ---- one pass over this thread's 8-column chunks of the tile: marlin's running sum in C
+    // (fp16) added, then handed on (not last) or the epilogue applied and C written (last) ----
+    const bool marlin_sum = reduce && !fp32_partials && slice_idx > 0;
+    if (last || (reduce && !fp32_partials)) {
+      const int c8 = tid % kC8;
+      const int write_rows = !last ? rows_valid : mutant(kMutNoRowPredicate) ? kTileRows : rows_valid;
+      int4* const c_first = args.C + (row0 + tid / kC8) * s_row + n_tile * kC8 + c8;
+      const std::ptrdiff_t c_step = std::ptrdiff_t(kCRowStep) * s_row;  // int4 between a thread's rows of C
+      int4 p[kCIters];  // the running sum, every load issued before the first is used
+      const int4* src = c_first;
+#pragma unroll
+      for (int i = 0; i < kCIters; ++i, src += c_step) {
+        p[i] = make_int4(0, 0, 0, 0);  // defined for rows past rows_valid too (never used)
+        if (marlin_sum && tid / kC8 + i * kCRowStep < rows_valid) p[i] = __ldcg(src);
+      }
+      [[maybe_unused]] half2 scale[4];  // per column: this thread's eight columns keep their scales
+      if constexpr (kPerColumn) {
+        if (last) {
+          const __half* col_s = reinterpret_cast<const __half*>(sh_col_s);
+#pragma unroll
+          for (int e = 0; e < 4; ++e)
+            scale[e] = __halves2half2(col_s[column_scale_slot(8 * c8 + 2 * e)], col_s[column_scale_slot(8 * c8 + 2 * e + 1)]);
+        }
+      }
+      int4* dst = c_first;
+#pragma unroll
+      for (int i = 0; i < kCIters; ++i, dst += c_step) {
+        const int r = tid / kC8 + i * kCRowStep;
+        if (r >= write_rows) continue;
+        float* const chunk = tile_chunk(r, c8);
+        float v[8];
+        load_chunk(chunk, v);
+        if (marlin_sum && r < rows_valid) {
+          const half2* h = reinterpret_cast<const half2*>(&p[i]);
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const float2 f = __half22float2(h[e]);
+            v[2 * e] += f.x, v[2 * e + 1] += f.y;
+          }
+          if constexpr (kAccDump) store_chunk(chunk, v);  // the dump reads the running sum
+        }
+        int4 out;
+        half2* const h2 = reinterpret_cast<half2*>(&out);
+        if (!last) {  // marlin: the running sum handed on as fp16
+#pragma unroll
+          for (int e = 0; e < 4; ++e) h2[e] = __floats2half2_rn(v[2 * e], v[2 * e + 1]);
+          __stcg(dst, out);
+          continue;
+        }
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          float x0 = v[2 * e], x1 = v[2 * e + 1];
+          if (kPerColumn && !fp32_partials) {  // marlin: round, then scale in fp16 (exact: no second rounding)
+            h2[e] = __hmul2(__floats2half2_rn(x0, x1), scale[e]);
+            continue;
+          }
+          if constexpr (kPerColumn) {  // fp32: scale in fp32, round once
+            const float2 s = __half22float2(scale[e]);
+            x0 *= s.x, x1 *= s.y;
+          }
+          h2[e] = mutant(kMutRoundTowardZero) ? __halves2half2(__float2half_rz(x0), __float2half_rz(x1))
+                                              : __floats2half2_rn(x0, x1);
+        }
+        *dst = out;
+      }
+    }
+    if constexpr (kAccDump) {  // the running sum after this reduction step
+      if (dumping && reduce) {  // (uniform over the block) every thread's additions above land first
+        __syncthreads();
+        float* d = args.dump + ((k_tiles * kWarpRows) + slice_idx) * tile_elems;
+        for (int i = tid; i < tile_elems; i += kThreads) d[i] = *tile_at(i / kTileCols, i % kTileCols);
+      }
+    }
+    if (reduce) {
+      __syncthreads();  // every store of the running sum is issued before the lock moves
       if (tid == 0) {
         if (last) {
           if constexpr (!mutant(kMutNoLockReset)) atomicExch(lock, 0);  // self-resetting workspace
         } else {
-          __threadfence();
-          atomicAdd(lock, 1);
+          release_add(lock);
         }
-      }
-    }
-
-    // ---- write-out: the last block applies the epilogue and writes C ----
-    if (last) {
-      const int write_rows = mutant(kMutNoRowPredicate) ? kTileRows : rows_valid;
-      const int c8 = tid % kC8;
-      [[maybe_unused]] __half scale[8];  // per column: this thread's eight columns keep their scales
-      if constexpr (kPerColumn) {
-#pragma unroll
-        for (int e = 0; e < 8; ++e) scale[e] = reinterpret_cast<const __half*>(sh_col_s)[column_scale_slot(8 * c8 + e)];
-      }
-      int4* dst = args.C + (row0 + tid / kC8) * s_row + n_tile * kC8 + c8;
-#pragma unroll
-      for (int i = 0; i < kCIters; ++i) {
-        const int r = tid / kC8 + i * kCRowStep;
-        if (r >= write_rows) continue;
-        const float* src = sh_tile + r * kTileCols + 8 * c8;
-        int4 out;
-        __half* h = reinterpret_cast<__half*>(&out);
-#pragma unroll
-        for (int e = 0; e < 8; ++e) {
-          float v = src[e];
-          if constexpr (kPerColumn) {
-            if (args.contract == TC_CONTRACT_FP32) {
-              v *= __half2float(scale[e]);  // fp32: scale in fp32, round once
-            } else {
-              v = __half2float(__hmul(__float2half_rn(v), scale[e]));  // marlin: round, then scale in fp16
-            }
-          }
-          h[e] = mutant(kMutRoundTowardZero) ? __float2half_rz(v) : __float2half_rn(v);
-        }
-        dst[i * kCRowStep * s_row] = out;
       }
     }
     if constexpr (!mutant(kMutNoWriteOutBarrier)) __syncthreads();  // the next slice's copies

@@ -1,5 +1,6 @@
 // Thin wrappers over the PTX instructions the kernel is built from (sm_80+): cp.async, ldmatrix,
-// mma.sync m16n8k16, lop3 and acquire loads. Each is one instruction; names say which.
+// mma.sync m16n8k16, lop3, acquire loads and the release add. Each is one instruction (the release
+// add two); names say which.
 #pragma once
 #include <cstdint>
 
@@ -55,6 +56,16 @@ __device__ inline int load_acquire(const int* p) {
   int v;
   asm volatile("ld.global.acquire.gpu.b32 %0, [%1];\n" : "=r"(v) : "l"(p) : "memory");
   return v;
+}
+
+// Release pattern (PTX memory model): a fence.acq_rel then a relaxed add. Every write that
+// happens before the fence (the block's stores, through the barrier before it) is visible at gpu
+// scope to whoever acquires the new value. Lighter than __threadfence() (fence.sc.gpu), which also
+// orders this thread against every other sequentially consistent fence.
+__device__ inline void release_add(int* p) {
+  asm volatile("fence.acq_rel.gpu;\n"
+               "red.relaxed.gpu.global.add.s32 [%0], 1;\n" ::"l"(p)
+               : "memory");
 }
 
 __device__ inline std::uint32_t bits_of(half2 h) { return *reinterpret_cast<std::uint32_t*>(&h); }

@@ -47,7 +47,7 @@ struct Paths {
   bool last_continues = false;     // a block writes a column out, then works on another column
   bool nonlast_continues = false;  // a block hands a partial sum on, then works on another column
   bool batched = false;            // a launch with par > 1
-  int most_k_tiles = 0;            // the most k-tiles one slice sums (more than kStages: the pipeline wraps)
+  int most_k_tiles = 0;            // the most k-tiles one slice sums (more than the stages: the pipeline wraps)
 };
 
 Paths paths_of(const Cell& cell) {
@@ -103,7 +103,8 @@ Coverage coverage(const std::vector<Cell>& cells, Scales scales) {
       const int g = c.config.group_blocks, k = c.config.k_blocks;
       cov.add(g < k ? "several groups per k-tile" : g == k ? "one group per k-tile" : "a group spans k-tiles", c);
       // the stage that fetched a group's scales is refilled while the group's later k-tiles run
-      if (g > k && p.most_k_tiles > kStages) cov.add("a group spans k-tiles and the pipeline wraps", c);
+      const int stages = smem_layout(c.config.m_blocks, c.config.n_blocks, k, g).stages;
+      if (g > k && p.most_k_tiles > stages) cov.add("a group spans k-tiles and the pipeline wraps", c);
     }
   }
   return cov;

@@ -11,7 +11,13 @@
 namespace tc {
 
 constexpr int kThreads = 256;  // 8 warps
-constexpr int kStages = 6;     // cp.async pipeline depth: 5 stages in flight while one is read
+// cp.async pipeline depth: as many stages as fit in kStageBudget, at most kMaxStages (all but one
+// in flight while one is read). TC_MAX_STAGES is a build option for measuring other depths.
+#ifndef TC_MAX_STAGES
+#define TC_MAX_STAGES 6
+#endif
+constexpr int kMaxStages = TC_MAX_STAGES;
+constexpr int kStageBudget = 200 * 1024;  // bytes: under the 227 KiB one block may have on sm_90
 
 // Phases of one slice, for liveness.
 enum SmemPhase : unsigned {
@@ -31,10 +37,12 @@ struct SmemRegion {
 
 struct SmemLayout {
   int a_stage = 0, b_stage = 0;      // bytes per pipeline stage
+  int stages = 0;                    // pipeline depth
   int scale_rows = 0;                // scale rows per stage (grouped) or 1 (per column)
   int scale_slot = 0;                // bytes per scale slot
   int a_begin = 0, b_begin = 0, scale_begin = 0, total = 0;
   int tile_begin = 0, tile_bytes = 0;  // fp32 epilogue tile: reduction scratch and output staging
+  int tile_pitch = 0;                  // floats from one row of the tile to the next (padded)
   int column_scale_begin = 0;          // per-column scale slot
 };
 
@@ -46,13 +54,16 @@ TC_HOST_DEVICE constexpr SmemLayout smem_layout(int m, int n, int k, int g, bool
   l.b_stage = 16 * k * 16 * n / 2;
   l.scale_rows = (g > 0 && g < k) ? k / g : 1;
   l.scale_slot = l.scale_rows * 16 * n * 2;
+  const int per_stage = l.a_stage + l.b_stage + (g > 0 ? l.scale_slot : 0);
+  l.stages = kStageBudget / per_stage < kMaxStages ? kStageBudget / per_stage : kMaxStages;
   l.a_begin = 0;
-  l.b_begin = kStages * l.a_stage;
-  l.scale_begin = l.b_begin + kStages * l.b_stage;
-  const int scale_slots = g > 0 ? kStages : 1;
+  l.b_begin = l.stages * l.a_stage;
+  l.scale_begin = l.b_begin + l.stages * l.b_stage;
+  const int scale_slots = g > 0 ? l.stages : 1;
   l.total = l.scale_begin + scale_slots * l.scale_slot;
   l.tile_begin = 0;
-  l.tile_bytes = 16 * m * 16 * n * 4;
+  l.tile_pitch = 16 * n + 8;  // 32 bytes of padding: consecutive rows start in different banks
+  l.tile_bytes = 16 * m * l.tile_pitch * 4;
   l.column_scale_begin = scales_in_scratch ? 0 : l.scale_begin;
   return l;
 }
