@@ -20,6 +20,15 @@ __device__ inline void cp_async16(void* smem, const void* gmem, bool pred) {
                "r"(src_size));
 }
 
+// As cp_async16, but issued only if `issue` (a predicated instruction, no branch).
+__device__ inline void cp_async16_if(bool issue, void* smem, const void* gmem, bool pred) {
+  const int src_size = pred ? 16 : 0;
+  asm volatile(
+      "{\n .reg .pred p;\n setp.ne.b32 p, %3, 0;\n @p cp.async.cg.shared.global [%0], [%1], 16, %2;\n}\n" ::"r"(
+          shared_address(smem)),
+      "l"(gmem), "r"(src_size), "r"(int(issue)));
+}
+
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 
 // Wait until at most N of this thread's committed groups are still in flight.
