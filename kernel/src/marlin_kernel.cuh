@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <type_traits>
+#include <utility>
 
 #include <cuda_fp16.h>
 
@@ -100,6 +101,17 @@ constexpr bool kAccDump = TC_ACC_DUMP;
 #endif
 constexpr long long kSpinLimit = TC_SPIN_LIMIT;
 
+// f(std::integral_constant<int, 0>{}), ..., f(std::integral_constant<int, N - 1>{}): a loop whose
+// index is a compile-time constant in its body.
+template <typename F, int... I>
+__device__ inline void static_for_impl(F& f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>{}), ...);
+}
+template <int N, typename F>
+__device__ inline void static_for(F&& f) {
+  static_for_impl(f, std::make_integer_sequence<int, N>{});
+}
+
 __device__ inline void wait_for_turn(const int* lock, int slice_idx, int column) {
   if constexpr (TC_SPIN_BOUND) {
     long long polls = 0;
@@ -141,6 +153,10 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   constexpr int kStages = L.stages;
   constexpr int kScaleSlot = L.scale_slot / 16;
   constexpr int kGroupTiles = GROUP_BLOCKS > K_BLOCKS ? GROUP_BLOCKS / K_BLOCKS : 1;
+  // The main loop unrolled over the stages where that measured faster (run 32: grouped scales with
+  // one m-block, -4 to -5.5 %); elsewhere it cost 0.6-2.4 % or pushed m4 to spill.
+  // (A stage then refills with k-tiles of one place in their group: kStages % kGroupTiles == 0.)
+  constexpr bool kUnrollStages = !kPerColumn && M_BLOCKS == 1 && kStages % kGroupTiles == 0;
   // The copies of one stage: thread tid takes 16-byte chunks tid, tid + 256, ... of A's and B's
   // stage, so the trip counts are constants and a thread's chunks keep their column (A) or their
   // place in a slab (B) from one to the next.
@@ -254,12 +270,14 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     for (int i = 0; i < kBIters; ++i)
       b_src[i] = args.B + ((tid / kBRow + i * kBSlabStep) * b_row + n_tile * kBRow + tid % kBRow + k_begin * b_tile);
     // Group scales: this thread's row of the next fetch; with groups longer than a k-tile it moves
-    // on every kGroupTiles fetches (group_phase counts them), otherwise every fetch.
+    // on after the last k-tile of each group, otherwise every fetch. `phase` is the fetched k-tile's
+    // place in its group: its index in the slice mod kGroupTiles, since every slice starts on a
+    // group boundary (stripe::iters_per_block rounds stripes to whole groups).
+    static_assert((kGroupTiles & (kGroupTiles - 1)) == 0, "k-tiles per group: a power of two");
     const int first_group = kPerColumn ? 0 : k_begin * K_BLOCKS / GROUP_BLOCKS + tid / kScaleRow;
     const int4* s_src = args.scales + (first_group * s_row + n_tile * kScaleRow + tid % kScaleRow);
-    int group_phase = k_begin % kGroupTiles;
     [[maybe_unused]] int fetch_kt = k_begin;  // the k-tile the next fetch copies (mutant 10 only)
-    const auto fetch_next = [&](int stage, bool issue) {
+    const auto fetch_next = [&](int stage, bool issue, [[maybe_unused]] int phase) {
       int4* a_dst_stage = sh_a + stage * kAStage + a_dst;
 #pragma unroll
       for (int i = 0; i < kAIters; ++i) {
@@ -273,7 +291,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         b_src[i] += b_tile;
       }
       if constexpr (!kPerColumn) {
-        const bool fetch = !mutant(kMutSharedGroupScaleSlot) || group_phase == 0;
+        const bool fetch = !mutant(kMutSharedGroupScaleSlot) || phase == 0;
         const int4* src = s_src;
         if constexpr (mutant(kMutGroupOffByOne)) {
           const int group = fetch_kt * K_BLOCKS / GROUP_BLOCKS + tid / kScaleRow;
@@ -282,8 +300,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         cp_async16_if(issue && fetch && tid < kScaleThreads, sh_s + stage * kScaleSlot + tid, src, true);
         if constexpr (GROUP_BLOCKS <= K_BLOCKS) {
           s_src += (K_BLOCKS / GROUP_BLOCKS) * s_row;
-        } else if (++group_phase == kGroupTiles) {
-          group_phase = 0;
+        } else if (phase == kGroupTiles - 1) {
           s_src += s_row;
         }
       }
@@ -352,7 +369,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     // the next k-tile's first fragment loads. Sums: per accumulator the same MMAs in the same
     // order as one k-tile after another, sub-tile after sub-tile.
     for (int s = 0; s < kStages; ++s) {
-      if (s < n_iters) fetch_next(s, true);
+      if (s < n_iters) fetch_next(s, true, s % kGroupTiles);
       if (kPerColumn && kFetchOrder == FetchOrder::hoisted && last && s == 0) fetch_column_scales();
       cp_async_commit();
     }
@@ -368,9 +385,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     load_fragments(0, 0, 0, 0);
     [[maybe_unused]] const bool dumping = kAccDump && args.dump != nullptr && column == args.dump_column;
     [[maybe_unused]] const int tile_elems = kTileRows * kTileCols;
-    int stage = 0;  // it % kStages, counted without a division
-    for (int it = 0; it < n_iters; ++it) {
-      const int next_stage = stage + 1 == kStages ? 0 : stage + 1;
+    const auto k_tile = [&](int it, int stage, int next_stage, int fetch_phase) {
 #pragma unroll
       for (int j = 0; j < kSubTiles; ++j) {
         const int next = (j + 1) % 2;
@@ -378,13 +393,12 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
           load_fragments(next, stage, j + 1, it);
         } else {  // every fragment of this stage is loaded (or loading): the stage can go
           wait_stage(std::integral_constant<int, kStages - 2>{});  // stage it + 1 has landed
-          fetch_next(stage, it + kStages < n_iters);  // k-tile it + kStages, if the slice has it
+          fetch_next(stage, it + kStages < n_iters, fetch_phase);  // k-tile it + kStages, if the slice has it
           cp_async_commit();
           if (it + 1 < n_iters) load_fragments(next, next_stage, 0, it + 1);
         }
         mma_fragments(j % 2);
       }
-      stage = next_stage;
       if constexpr (kAccDump) {  // this warp row's sums so far, in tile coordinates
         if (dumping) {
           float* d = args.dump + ((k_begin + it) * kWarpRows + warp_row) * tile_elems;
@@ -395,6 +409,21 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
                   d[(mb * 16 + mma::accumulator_row(lane, i)) * kTileCols + warp_col * mma::kWarpTileCols +
                     tile * 16 + b * 8 + mma::accumulator_col(lane, i)] = acc[mb][tile][b][i];
         }
+      }
+    };
+    if constexpr (kUnrollStages) {  // every stage index, and so every shared-memory offset, a constant
+      for (int it0 = 0; it0 < n_iters; it0 += kStages) {
+        static_for<kStages>([&](auto s) {
+          constexpr int stage = decltype(s)::value;
+          if (it0 + stage < n_iters) k_tile(it0 + stage, stage, (stage + 1) % kStages, stage % kGroupTiles);
+        });
+      }
+    } else {
+      int stage = 0;  // it % kStages, counted without a division
+      for (int it = 0; it < n_iters; ++it) {
+        const int next_stage = stage + 1 == kStages ? 0 : stage + 1;
+        k_tile(it, stage, next_stage, (it + kStages) & (kGroupTiles - 1));
+        stage = next_stage;
       }
     }
     cp_async_wait<0>();  // only empty groups remain
