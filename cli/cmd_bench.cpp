@@ -217,8 +217,16 @@ struct BenchOperands {
   DeviceBuffer A, C, B, S;
 };
 
-// Every kernel library on one configuration: [kernel][round] timings, the rounds interleaved.
-std::vector<std::vector<Timing>> time_kernels(const Bench& b, const TileConfig& config, BenchOperands& ops) {
+// One kernel library on one configuration: its timing per round, or why it does not implement it.
+struct KernelTimings {
+  std::string not_applicable;  // non-empty: the library refused the configuration (TC_ERR_UNSUPPORTED)
+  std::vector<Timing> rounds;
+};
+
+// Every kernel library on one configuration, the rounds interleaved. A library that does not
+// implement the configuration gets an n/a row and the others are still timed; if none does, the
+// error names TC_ERR_UNSUPPORTED so the parent process prints the configuration as n/a.
+std::vector<KernelTimings> time_kernels(const Bench& b, const TileConfig& config, BenchOperands& ops) {
   const std::string config_name = tc::name(config);  // once, not per captured launch
   const std::vector<KernelPlugin>& kernels = b.kernels();
   Launch launch;
@@ -228,22 +236,31 @@ std::vector<std::vector<Timing>> time_kernels(const Bench& b, const TileConfig& 
   launch.stream = b.stream();
   tc_problem q = make_problem(ops.shape, b.contract(), launch, {ops.A.get(), ops.B.get(), ops.S.get(), ops.C.get()});
   size_t ws_bytes = 0;
-  for (const KernelPlugin& k : kernels) {
+  std::vector<KernelTimings> timings(kernels.size());
+  std::string refusals;
+  for (size_t k = 0; k < kernels.size(); ++k) {
     size_t need = 0;
-    const RunResult sized = k.workspace_size(q, need);
-    require(sized.ok(), "workspace size for ", config_name, ": ", sized.message);
+    const RunResult sized = kernels[k].workspace_size(q, need);
+    if (sized.status == TC_ERR_UNSUPPORTED) {
+      timings[k].not_applicable = sized.message;
+      refusals += cat(refusals.empty() ? "" : "; ", kernels[k].info().variant, ": ", sized.message);
+      continue;
+    }
+    require(sized.ok(), "workspace size for ", config_name, ": ", status_name(sized.status), ": ", sized.message);
     ws_bytes = std::max(ws_bytes, need);
   }
+  const bool none = std::all_of(timings.begin(), timings.end(), [](const KernelTimings& t) { return !t.not_applicable.empty(); });
+  require(!none, config_name, ": ", status_name(TC_ERR_UNSUPPORTED), ": ", refusals);
   DeviceBuffer workspace(ws_bytes);
   workspace.zero();
   q.workspace = workspace.get(), q.workspace_bytes = ws_bytes;
-  std::vector<std::vector<Timing>> timings(kernels.size());
   for (int round = 0; round < b.options().rounds; ++round) {
     for (size_t k = 0; k < kernels.size(); ++k) {
+      if (!timings[k].not_applicable.empty()) continue;
       const RunResult check = kernels[k].run(q);  // once outside the graph, to report errors plainly
       require(check.ok(), config_name, ": ", status_name(check.status), ": ", check.message);
       TC_CHECK_CUDA(cudaStreamSynchronize(b.stream()));
-      timings[k].push_back(time_graph(b.stream(), ops.copies, b.options().repeats, [&](int i) {
+      timings[k].rounds.push_back(time_graph(b.stream(), ops.copies, b.options().repeats, [&](int i) {
         q.B = static_cast<char*>(ops.B.get()) + i * ops.b_bytes;
         q.scales = static_cast<char*>(ops.S.get()) + i * ops.s_bytes;
         const RunResult r = kernels[k].run(q);
@@ -277,19 +294,24 @@ double cublas_seconds(Bench& b, BenchOperands& ops) {
 // One line per kernel library: the median (of the round medians), the spread, the bandwidth and
 // its share of the copy ceiling, and the speed-up over cuBLAS.
 void print_rows(const Bench& b, const TileConfig& config, const BenchOperands& ops,
-                const std::vector<std::vector<Timing>>& timings, double copy_tbs, double theirs) {
+                const std::vector<KernelTimings>& timings, double copy_tbs, double theirs) {
   const BenchOptions& o = b.options();
   const Shape& s = ops.shape;
   const int grid = o.sms > 0 ? o.sms : b.device().multiProcessorCount;
   const std::string slices = slice_counts(make_schedule(s, config, grid));
   const double bytes = ops.bytes();
   for (size_t k = 0; k < b.kernels().size(); ++k) {
+    if (!timings[k].not_applicable.empty()) {
+      std::printf("%-12s %-10s n/a: %s\n", tc::name(config).c_str(), b.kernels()[k].info().variant,
+                  timings[k].not_applicable.c_str());
+      continue;
+    }
     std::vector<double> medians;
-    for (const Timing& t : timings[k]) medians.push_back(t.median);
+    for (const Timing& t : timings[k].rounds) medians.push_back(t.median);
     std::sort(medians.begin(), medians.end());
     const double ours = medians[medians.size() / 2];
-    const double lo = o.rounds > 1 ? medians.front() : timings[k].front().p10;
-    const double hi = o.rounds > 1 ? medians.back() : timings[k].front().p90;
+    const double lo = o.rounds > 1 ? medians.front() : timings[k].rounds.front().p10;
+    const double hi = o.rounds > 1 ? medians.back() : timings[k].rounds.front().p90;
     std::printf("%-12s %-10s %5d %6d %6d %5d %4d %6s %9.2f %7.2f-%-7.2f %7.2f %6.0f%% %10.1f %7.2fx\n",
                 tc::name(config).c_str(), b.kernels()[k].info().variant, s.M, s.K, s.N, s.group, grid, slices.c_str(),
                 ours * 1e6, lo * 1e6, hi * 1e6, bytes / ours / 1e12, 100 * bytes / ours / 1e12 / copy_tbs,
@@ -307,13 +329,29 @@ int time_here(const BenchOptions& o) {
     const Shape shape{o.M > 0 ? o.M : 16 * config.m_blocks, o.N, o.K, config.group()};
     validate_config(config, shape);
     BenchOperands ops(shape, o.rotate_mb);
-    const std::vector<std::vector<Timing>> timings = time_kernels(b, config, ops);
+    const std::vector<KernelTimings> timings = time_kernels(b, config, ops);
     print_rows(b, config, ops, timings, copy_tbs, cublas_seconds(b, ops));
   }
   return 0;
 }
 
+// One configuration in a child process: its rows, or a FAULT / HANG / n/a row. Returns whether it failed.
+// `who` fills the variant column of a failure row (empty when several libraries ran).
+bool bench_child(const BenchOptions& o, const std::string& config, bool& header, const std::string& who = "") {
+  const ChildResult r = run_child(child_command(o, config, header), o.config_timeout);
+  std::fputs(r.out.c_str(), stdout);
+  if (r.out.find("config ") != std::string::npos) header = false;  // its header is out
+  if (r.exit_code == 0 && !r.timed_out) return false;
+  const auto [status, reason] = failure(r, o.config_timeout);
+  std::printf("%-12s %-10s %s: %s\n", config.c_str(), who.c_str(), status.c_str(), reason.c_str());
+  std::fflush(stdout);
+  return status != "n/a";
+}
+
 // One child per configuration; their rows in order, a FAULT / HANG / n/a row for each that failed.
+// A fault ends its process and so every library's timing in it: the configuration is then timed
+// again one library per process (not interleaved), so the others still get their rows and the
+// faulting one is named.
 int run_bench(const BenchOptions& o) {
   check_problem_size(o.M > 0 ? o.M : 16 * max_m_blocks(), o.N, o.K);
   if (o.isolated) return time_here(o);
@@ -326,14 +364,15 @@ int run_bench(const BenchOptions& o) {
   bool header = o.header;
   int failed = 0;
   for (const std::string& config : configs) {
-    const ChildResult r = run_child(child_command(o, config, header), o.config_timeout);
-    std::fputs(r.out.c_str(), stdout);
-    if (r.out.find("config ") != std::string::npos) header = false;  // its header is out
-    if (r.exit_code == 0 && !r.timed_out) continue;
-    const auto [status, reason] = failure(r, o.config_timeout);
-    failed += status != "n/a";
-    std::printf("%-12s %-10s %s: %s\n", config.c_str(), "", status.c_str(), reason.c_str());
-    std::fflush(stdout);
+    if (!bench_child(o, config, header)) continue;
+    ++failed;
+    if (o.kernels.size() < 2) continue;
+    std::printf("%-12s %-10s each library alone (not interleaved):\n", config.c_str(), "");
+    for (const std::string& kernel : o.kernels) {
+      BenchOptions alone = o;
+      alone.kernels = {kernel};
+      bench_child(alone, config, header, KernelPlugin::load(kernel).info().variant);
+    }
   }
   return failed == 0 ? 0 : 1;
 }

@@ -139,6 +139,40 @@ TEST_P(KitBench, TheVictimIsARowOfItsOwnAndTheOthersAreTimed) {
   EXPECT_EQ(r.code, v.behaviour == Behaviour::unsupported ? 0 : 1) << r.out << r.err;
 }
 
+// Two libraries timed together on a configuration that one of them declines or faults on: the
+// other still gets its row (a fault ends the shared process, so each library is then timed alone)
+// and the spoiler is named in a row of its own.
+TEST(KitBenchTogether, TheOtherLibraryIsTimedAndTheSpoilerNamed) {
+  TC_REQUIRE_GPU();
+  const fs::path dir = scratch("bench_together");
+  const std::string ours = (fs::path(TC_KIT_DIR) / "libtc_kernel_upstream.so").string();
+  const auto timed = [](const std::string& out, const std::string& config) {  // a row of ours with a time
+    const std::regex row(config + R"( +upstream +16 +1024 +1024 .* \d+\.\d+ +\d+%)");
+    return std::regex_search(out, row);
+  };
+  struct Case {
+    Behaviour behaviour;
+    const char* config;
+    const char* contract;
+    const char* want;  // the spoiler's row
+    int code;
+  };
+  for (const Case& c : {Case{Behaviour::unsupported, "m1n8k8g2", "fp32", "m1n8k8g2     kit-unsupported n/a: ", 0},
+                        Case{Behaviour::trap, "m1n8k8g4", "marlin", "m1n8k8g4     kit-trap   FAULT: ", 1}}) {
+    const tc_kit::Victim& v = tc_kit::kVictims[static_cast<int>(c.behaviour) - 1];
+    const test_support::CommandResult r = test_support::run_command(
+        cat(TC_TILECHECK, " bench --kernel ", ours, " --kernel ", library(v), " --config ", c.config,
+            " -K 1024 -N 1024 --repeats 3 --rotate-mb 16 --no-cublas --config-timeout 20 --contract ", c.contract),
+        dir);
+    EXPECT_TRUE(timed(r.out, c.config)) << "ours is timed\n" << r.out << r.err;
+    EXPECT_NE(r.out.find(c.want), std::string::npos) << r.out << r.err;
+    EXPECT_EQ(r.code, c.code) << r.out << r.err;
+    if (c.behaviour == Behaviour::trap) {
+      EXPECT_NE(r.out.find("each library alone (not interleaved)"), std::string::npos) << r.out;
+    }
+  }
+}
+
 // `tilecheck tiles` runs one cell live: the victim's fault, crash or hang is that cell's verdict.
 TEST(KitTiles, AVictimCellIsItsFaultOrHangAndABystanderIsJudged) {
   TC_REQUIRE_GPU();
