@@ -238,19 +238,25 @@ std::vector<KernelTimings> time_kernels(const Bench& b, const TileConfig& config
   size_t ws_bytes = 0;
   std::vector<KernelTimings> timings(kernels.size());
   std::string refusals;
+  // A library may decline when asked for the workspace size or when first run.
+  const auto declines = [&](size_t k, const RunResult& r) {
+    if (r.status != TC_ERR_UNSUPPORTED) return false;
+    timings[k].not_applicable = r.message;
+    refusals += cat(refusals.empty() ? "" : "; ", kernels[k].info().variant, ": ", r.message);
+    return true;
+  };
+  const auto require_one = [&] {
+    const bool none = std::all_of(timings.begin(), timings.end(), [](const KernelTimings& t) { return !t.not_applicable.empty(); });
+    require(!none, config_name, ": ", status_name(TC_ERR_UNSUPPORTED), ": ", refusals);
+  };
   for (size_t k = 0; k < kernels.size(); ++k) {
     size_t need = 0;
     const RunResult sized = kernels[k].workspace_size(q, need);
-    if (sized.status == TC_ERR_UNSUPPORTED) {
-      timings[k].not_applicable = sized.message;
-      refusals += cat(refusals.empty() ? "" : "; ", kernels[k].info().variant, ": ", sized.message);
-      continue;
-    }
+    if (declines(k, sized)) continue;
     require(sized.ok(), "workspace size for ", config_name, ": ", status_name(sized.status), ": ", sized.message);
     ws_bytes = std::max(ws_bytes, need);
   }
-  const bool none = std::all_of(timings.begin(), timings.end(), [](const KernelTimings& t) { return !t.not_applicable.empty(); });
-  require(!none, config_name, ": ", status_name(TC_ERR_UNSUPPORTED), ": ", refusals);
+  require_one();
   DeviceBuffer workspace(ws_bytes);
   workspace.zero();
   q.workspace = workspace.get(), q.workspace_bytes = ws_bytes;
@@ -258,6 +264,7 @@ std::vector<KernelTimings> time_kernels(const Bench& b, const TileConfig& config
     for (size_t k = 0; k < kernels.size(); ++k) {
       if (!timings[k].not_applicable.empty()) continue;
       const RunResult check = kernels[k].run(q);  // once outside the graph, to report errors plainly
+      if (round == 0 && declines(k, check)) continue;
       require(check.ok(), config_name, ": ", status_name(check.status), ": ", check.message);
       TC_CHECK_CUDA(cudaStreamSynchronize(b.stream()));
       timings[k].rounds.push_back(time_graph(b.stream(), ops.copies, b.options().repeats, [&](int i) {
@@ -268,6 +275,7 @@ std::vector<KernelTimings> time_kernels(const Bench& b, const TileConfig& config
       }));
     }
   }
+  require_one();
   return timings;
 }
 
