@@ -4,9 +4,11 @@
     scripts/side-by-side.py DIR --labels "ours,ours before,upstream Marlin" [--ref 2] [--plot out.png]
 
 DIR holds bench_<K>x<N>_M<M>.txt, each the output of one `tilecheck bench --kernel A --kernel B ...
---config <grouped> --config <per-column>` (rows come in --kernel order per configuration). Prints a
+--config <grouped> --config <per-column>` (rows come in --kernel order per configuration; a library's
+n/a, FAULT or HANG row stands in its place). Prints a
 markdown table: per point and configuration each library's microseconds (median of the rounds) and
-spread, the first library's time over library --ref's (below 1: the first is faster), % of the
+spread (or its n/a / FAULT / HANG), the first library's time over library --ref's (below 1: the first
+is faster; "-" where either has no time), % of the
 device-to-device copy bandwidth and cuBLAS fp16's time, both measured in the same run. --plot writes two panels against M: the
 ratio to --ref, and % of copy, one line per shape and scale grouping. matplotlib only for --plot.
 """
@@ -16,14 +18,24 @@ import re
 import sys
 
 
+STATUSES = ("n/a:", "FAULT:", "HANG:")
+
+
 def read_point(path: pathlib.Path, count: int) -> dict:
-    """{config: [row per library]} of one bench log; a row is {us, spread, copy, cublas}."""
+    """{config: [row per library]} of one bench log; a row is {us, spread, copy, cublas}, or
+    {status} for a library's n/a, FAULT or HANG row. A FAULT or HANG row without a library (the
+    shared process's, before each library is timed alone) and the "each library alone" line are
+    not rows of a library."""
     rows = {}
     for line in path.read_text().splitlines():
         words = line.split()
-        if len(words) >= 14 and re.fullmatch(r"m\d+n\d+k\d+g(col|\d+)", words[0]):
+        if len(words) < 3 or not re.fullmatch(r"m\d+n\d+k\d+g(col|\d+)", words[0]):
+            continue
+        if len(words) >= 14 and words[2] not in STATUSES:
             rows.setdefault(words[0], []).append({"us": float(words[8]), "spread": words[9], "copy": words[11],
                                                   "cublas": words[12]})
+        elif words[1] not in STATUSES and words[2] in STATUSES:
+            rows.setdefault(words[0], []).append({"status": words[2].rstrip(":")})
     for config, found in rows.items():
         if len(found) != count:
             sys.exit(f"side-by-side: {path}: {config} has {len(found)} rows, expected one per label ({count})")
@@ -55,18 +67,25 @@ def main() -> int:
     print(f"| K x N | M | config | {head} | {labels[0]} / {labels[ref]} | {labels[0]} %copy | {labels[ref]} %copy | cuBLAS fp16 us |")
     print("|---|---|---|" + "---|" * (len(labels) + 4))
     series = {}
-    wins = 0
+    wins = untimed = 0
     for k, n, m, rows in points:
         for config, libs in sorted(rows.items(), key=lambda kv: kv[0].endswith("gcol")):
-            ratio = libs[0]["us"] / libs[ref]["us"]
+            times = " | ".join(f"{r['us']:.2f} ({r['spread']})" if "us" in r else r["status"] for r in libs)
+            first, theirs = libs[0], libs[ref]
+            cublas = next((r["cublas"] for r in libs if "us" in r), "-")
+            if "us" not in first or "us" not in theirs:
+                untimed += 1
+                print(f"| {k} x {n} | {m} | {config} | {times} | - | {first.get('copy', '-')} | {theirs.get('copy', '-')} | {cublas} |")
+                continue
+            ratio = first["us"] / theirs["us"]
             wins += ratio <= 1.0
-            times = " | ".join(f"{r['us']:.2f} ({r['spread']})" for r in libs)
-            print(f"| {k} x {n} | {m} | {config} | {times} | {ratio:.3f} | {libs[0]['copy']} | {libs[ref]['copy']} | {libs[0]['cublas']} |")
+            print(f"| {k} x {n} | {m} | {config} | {times} | {ratio:.3f} | {first['copy']} | {theirs['copy']} | {cublas} |")
             grouping = "per-column" if config.endswith("gcol") else "grouped"
-            series.setdefault((k, n, grouping), []).append((m, ratio, float(libs[0]["copy"].rstrip("%")),
-                                                            float(libs[ref]["copy"].rstrip("%"))))
+            series.setdefault((k, n, grouping), []).append((m, ratio, float(first["copy"].rstrip("%")),
+                                                            float(theirs["copy"].rstrip("%"))))
     total = sum(len(v) for v in series.values())
-    print(f"\n{labels[0]} at or below {labels[ref]}'s time at {wins} of {total} points.")
+    without = f" ({untimed} more without a time for both)" if untimed else ""
+    print(f"\n{labels[0]} at or below {labels[ref]}'s time at {wins} of {total} points{without}.")
     if args.plot:
         import matplotlib
         matplotlib.use("Agg")

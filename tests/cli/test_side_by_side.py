@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """scripts/side-by-side.py on canned `tilecheck bench` logs: one table row per point and
-configuration with the ratio to the reference library, the count of points at or below it, and
-errors (exit != 0, naming the file) for a log with the wrong number of rows or none."""
+configuration with the ratio to the reference library, the count of points at or below it, a
+library's n/a / FAULT / HANG row in its place, and errors (exit != 0, naming the file) for a log with
+the wrong number of rows or none."""
 import os
 import pathlib
 import subprocess
@@ -37,6 +38,22 @@ class SideBySide(unittest.TestCase):
         self.assertIn("| 8192 x 28672 | 16 | m1n16k4gcol | 44.00 (43.90-44.10) | 40.00 (39.90-40.10) | 1.100 | 76% | 65% | 110.7 |",
                       lines)
         self.assertIn("ours at or below upstream's time at 1 of 2 points.", lines)
+
+    def test_a_library_without_a_time_stands_in_its_place(self):
+        # upstream declines the per-column configuration; the grouped one faulted in the shared
+        # process and was timed again one library per process.
+        log = HEADER + \
+            "m1n16k4g8               FAULT: m1n16k4g8: TC_ERR_CUDA: an illegal instruction was encountered\n" + \
+            "m1n16k4g8               each library alone (not interleaved):\n" + row("m1n16k4g8", 43.5, 66) + \
+            "m1n16k4g8    upstream-2f6d7c1 FAULT: m1n16k4g8: TC_ERR_CUDA: an illegal instruction was encountered\n" + \
+            row("m1n16k4gcol", 44.0, 76) + \
+            "m1n16k4gcol  upstream-2f6d7c1 n/a: upstream Marlin has no kernel for this tile\n"
+        r = self.run_script({"bench_8192x28672_M16.txt": log}, "--labels", "ours,upstream")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        self.assertIn("| 8192 x 28672 | 16 | m1n16k4g8 | 43.50 (43.40-43.60) | FAULT | - | 66% | - | 110.7 |", lines)
+        self.assertIn("| 8192 x 28672 | 16 | m1n16k4gcol | 44.00 (43.90-44.10) | n/a | - | 76% | - | 110.7 |", lines)
+        self.assertIn("ours at or below upstream's time at 0 of 0 points (2 more without a time for both).", lines)
 
     def test_a_missing_row_names_the_file(self):
         log = HEADER + row("m1n16k4g8", 43.0, 67)
