@@ -153,9 +153,10 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   constexpr int kStages = L.stages;
   constexpr int kScaleSlot = L.scale_slot / 16;
   constexpr int kGroupTiles = GROUP_BLOCKS > K_BLOCKS ? GROUP_BLOCKS / K_BLOCKS : 1;
-  // The main loop unrolled over the stages where that measured faster (run 32: grouped scales with
-  // one m-block, -4 to -5.5 %); elsewhere it cost 0.6-2.4 % or pushed m4 to spill.
-  // (A stage then refills with k-tiles of one place in their group: kStages % kGroupTiles == 0.)
+  // The main loop unrolled over the stages where that measured faster (grouped scales with one
+  // m-block: 5-8 % on the large layers, runs 34-37); per column it cost 0.6-1.8 % (runs 32, 41) and
+  // m4 spilled. (A stage then refills with k-tiles of one place in their group: kStages %
+  // kGroupTiles == 0.)
   constexpr bool kUnrollStages = !kPerColumn && M_BLOCKS == 1 && kStages % kGroupTiles == 0;
   // The copies of one stage: thread tid takes 16-byte chunks tid, tid + 256, ... of A's and B's
   // stage, so the trip counts are constants and a thread's chunks keep their column (A) or their
