@@ -214,8 +214,9 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   // shifts and masks; 20 % fewer PTX instructions in the per-column m1 kernel, paid on every
   // slice's critical path: 2-5 % faster on 4096², runs 44-46). The main loop keeps int indices (its
   // PTX unchanged) except where it is unrolled (grouped m1): there tid's range, assumed, wins 1-3 %
-  // (run 43). The cost: ptxas gives the per-column m1 loop fewer registers, 2-4 % slower on the
-  // largest layer (still 10-14 % ahead of upstream Marlin there).
+  // (run 43). (With fewer registers needed outside it, ptxas then held the per-column m1 loop to
+  // 128 registers, 2-4 % slower on the largest layer, until kernel/CMakeLists.txt made the
+  // register cap explicit: run 49.)
   const int tid = threadIdx.x;
   if constexpr (kUnrollStages) __builtin_assume(tid >= 0 && tid < kThreads);
   const int lane = tid % 32, warp = tid / 32;
