@@ -4,7 +4,8 @@
 // copies so the L2 cannot hold them; one CUDA graph of calls (one per copy) replayed --repeats
 // times between CUDA events; the median per call is reported. Several --kernel libraries are
 // timed A/B/A/B: --rounds rounds, each timing every library once, so clock drift cannot pose as a
-// difference; the spread across rounds is printed next to the median of the round medians.
+// difference, and each round starting one library later (A/B, B/A, ...), so no library is always
+// timed first; the spread across rounds is printed next to the median of the round medians.
 // Each configuration is timed in a process of its own (tilecheck bench --isolated): one that
 // faults, crashes or hangs prints a FAULT or HANG row (n/a where the library does not implement it)
 // and the others are still timed.
@@ -19,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include "bench_children.h"
+#include "bench_order.h"
 #include "commands.h"
 #include "data_paths.h"
 #include "option_limits.h"
@@ -184,7 +186,9 @@ void print_header(const Bench& b, double copy_tbs) {
     std::printf("kernel: %s (%s) from %s\n", k.info().name, k.info().variant, k.path().c_str());
   std::printf("contract %s; weights rotated over %d MB; median of %d graph replays%s\n", o.contract.c_str(),
               o.rotate_mb, o.repeats,
-              o.rounds > 1 ? cat(", median over ", o.rounds, " interleaved rounds (spread: min-max of the rounds)").c_str()
+              o.rounds > 1 ? cat(", median over ", o.rounds,
+                                 " interleaved rounds, each starting one library later (spread: min-max of the rounds)")
+                                 .c_str()
                            : " (spread: p10-p90 of the replays)");
   std::printf("device-to-device copy: %.2f TB/s (read + write)\n\n", copy_tbs);
   std::printf("%-12s %-10s %5s %6s %6s %5s %4s %6s %9s %15s %7s %7s %10s %8s\n", "config", "variant", "M", "K", "N",
@@ -261,7 +265,7 @@ std::vector<KernelTimings> time_kernels(const Bench& b, const TileConfig& config
   workspace.zero();
   q.workspace = workspace.get(), q.workspace_bytes = ws_bytes;
   for (int round = 0; round < b.options().rounds; ++round) {
-    for (size_t k = 0; k < kernels.size(); ++k) {
+    for (const size_t k : tc::cli::round_order(kernels.size(), round)) {
       if (!timings[k].not_applicable.empty()) continue;
       const RunResult check = kernels[k].run(q);  // once outside the graph, to report errors plainly
       if (round == 0 && declines(k, check)) continue;
@@ -396,7 +400,7 @@ Command add_bench(CLI::App& parent) {
   app->add_option("-M", o->M, "Rows M (default: 16 * m_blocks of each configuration)")->check(dimension(true, 1));
   app->add_option("--sms", o->sms, "Grid size (default: every multiprocessor); sets how many blocks share a column")
       ->check(grid_size(0));
-  app->add_option("--rounds", o->rounds, "Interleaved rounds over the kernels")->capture_default_str();
+  app->add_option("--rounds", o->rounds, "Interleaved rounds over the kernels, each starting one library later")->capture_default_str();
   app->add_option("-K", o->K, "Depth K")->check(dimension(false, 16))->capture_default_str();
   app->add_option("-N", o->N, "Width N")->check(dimension(false, 64))->capture_default_str();
   app->add_option("--config", o->configs, "Configurations, e.g. m1n8k8g8 (default: all of the library)");

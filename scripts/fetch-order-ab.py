@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""A/B timing of kernel libraries, one process per (round, library), interleaved A/B/C/A/B/C...
+"""A/B timing of kernel libraries, one process per (round, library), interleaved A/B/C, B/C/A, ...
 
     scripts/fetch-order-ab.py --build build/gpu [--rounds 7] [--shape K,N,SMS ...] [--config m1n8k8gcol]
 
 Each process is `tilecheck bench --kernel <one library>` on one shape, so nothing one library does
 (its module load, the L2 it leaves, the allocations) can touch another's timing; the interleaving
-spreads clock and thermal drift over every library alike. Per shape and library it prints the median
+spreads clock and thermal drift over every library alike, and each round starts one library later
+so none is always timed first. Per shape and library it prints the median
 over the rounds of each round's median, the min-max over the rounds (the spread: a difference
 smaller than it is noise), and the ratio to the first library. Default libraries: our kernel's
 three scale-fetch orders (upstream, swapped, hoisted), for docs/case-study-cp-async.md.
@@ -62,14 +63,15 @@ def main() -> int:
         print("SKIPPED: fetch-order-ab needs a GPU (nvidia-smi -L found none)")
         return 77
 
-    print(f"{args.config}, M={args.M}; {args.rounds} interleaved rounds, one process per (round, library); "
+    print(f"{args.config}, M={args.M}; {args.rounds} interleaved rounds, each starting one library later, "
+          "one process per (round, library); "
           "us: median of the rounds' medians, spread: min-max over the rounds")
     print(f"{'K':>6} {'N':>6} {'sms':>4} {'slices':>6} {'variant':<10} {'us':>8} {'spread us':>15} {'vs first':>9}")
     for k, n, sms in shapes:
         times = {kernel: [] for kernel in kernels}
         variants, slices = {}, "?"
         for r in range(args.rounds):
-            for kernel in kernels:
+            for kernel in kernels[r % len(kernels):] + kernels[:r % len(kernels)]:  # each first in turn
                 command = [tilecheck, "bench", "--kernel", kernel, "--config", args.config, "-M", str(args.M),
                            "-K", str(k), "-N", str(n), "--sms", str(sms), "--rotate-mb", str(args.rotate_mb),
                            "--no-cublas"]
