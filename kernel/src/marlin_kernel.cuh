@@ -275,6 +275,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       a_src[i] = args.A + ((row0 + (a_valid[i] ? r : 0)) * a_row + int(utid % kAChunks) + k_begin * kAChunks);
     }
     // XOR swizzle: the 8 rows an ldmatrix reads hit distinct banks; a_dst + i * kThreads for chunk i.
+    // (From int tid: the main loop's copies use it.)
     const int a_dst = (tid / kAChunks) * kAChunks + ((tid % kAChunks) ^ ((tid / kAChunks) % 8));
     const int b_tile = K_BLOCKS * b_row;  // int4 per k-tile of B
     const int4* b_src[kBIters];
