@@ -153,11 +153,12 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   constexpr int kStages = L.stages;
   constexpr int kScaleSlot = L.scale_slot / 16;
   constexpr int kGroupTiles = GROUP_BLOCKS > K_BLOCKS ? GROUP_BLOCKS / K_BLOCKS : 1;
-  // The main loop unrolled over the stages where that measured faster (grouped scales with one
-  // m-block: 5-8 % on the large layers, runs 34-37); per column it cost 0.6-1.8 % (runs 32, 41) and
-  // m4 spilled. (A stage then refills with k-tiles of one place in their group: kStages %
-  // kGroupTiles == 0.)
-  constexpr bool kUnrollStages = !kPerColumn && M_BLOCKS == 1 && kStages % kGroupTiles == 0;
+  // The main loop unrolled over the stages with one or two m-blocks: grouped m1 5-8 % faster on the
+  // large layers (runs 34-37); per column m1 1-2 % and m2 on 4096² 1.6 % faster once the register
+  // cap was explicit (runs 51-52; before it, 0.6-1.8 % slower: runs 32, 41). m3 and m4 unrolled
+  // (no spill either) were 1-7 % slower grouped (run 53). (A stage then refills with k-tiles of
+  // one place in their group: kStages % kGroupTiles == 0.)
+  constexpr bool kUnrollStages = M_BLOCKS <= 2 && kStages % kGroupTiles == 0;
   // The copies of one stage: thread tid takes 16-byte chunks tid, tid + 256, ... of A's and B's
   // stage, so the trip counts are constants and a thread's chunks keep their column (A) or their
   // place in a slab (B) from one to the next.
@@ -213,10 +214,8 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   // know tid >= 0). The slice setup, the reductions and the epilogue split `utid` instead (unsigned:
   // shifts and masks; 20 % fewer PTX instructions in the per-column m1 kernel, paid on every
   // slice's critical path: 2-5 % faster on 4096², runs 44-46). The main loop keeps int indices (its
-  // PTX unchanged) except where it is unrolled (grouped m1): there tid's range, assumed, wins 1-3 %
-  // (run 43). (With fewer registers needed outside it, ptxas then held the per-column m1 loop to
-  // 128 registers, 2-4 % slower on the largest layer, until kernel/CMakeLists.txt made the
-  // register cap explicit: run 49.)
+  // PTX unchanged) except where it is unrolled (m1, m2): there tid's range, assumed, wins 1-3 %
+  // (run 43).
   const int tid = threadIdx.x;
   if constexpr (kUnrollStages) __builtin_assume(tid >= 0 && tid < kThreads);
   const int lane = tid % 32, warp = tid / 32;
