@@ -492,30 +492,34 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       if (!mutant(kMutNoLock) && tid == 0) wait_for_turn(lock, slice_idx, column);
       __syncthreads();
     }
-    if (reduce && fp32_partials) {  // the running sum of the block before us in the order: block + 1
+    // fp32: the running sum of the block before us in the order (block + 1) comes from its slot of
+    // partials, ours goes to our slot. One pass: every load issued first, each sum stored straight
+    // from registers (into the tile only where it is read from there: the write-out, the dump).
+    const auto partials_slot = [&](unsigned block) { return reinterpret_cast<float4*>(args.partials) + block * kP4 + utid; };
+    const auto store_partial = [&](int i, float4 v) {
+      if constexpr (mutant(kMutFp16Partials)) {
+        v = make_float4(__half2float(__float2half_rn(v.x)), __half2float(__float2half_rn(v.y)),
+                        __half2float(__float2half_rn(v.z)), __half2float(__float2half_rn(v.w)));
+      }
+      __stcg(partials_slot(blockIdx.x) + i * kThreads, v);
+    };
+    if (reduce && fp32_partials) {
       if (slice_idx > 0) {
-        float4* src = reinterpret_cast<float4*>(args.partials) + (blockIdx.x + 1) * kP4 + tid;
+        const float4* const prev = partials_slot(blockIdx.x + 1);
         float4 p[kPIters];
 #pragma unroll
-        for (int i = 0; i < kPIters; ++i) p[i] = __ldcg(src + i * kThreads);
+        for (int i = 0; i < kPIters; ++i) p[i] = __ldcg(prev + i * kThreads);
 #pragma unroll
         for (int i = 0; i < kPIters; ++i) {
-          __stcg(src + i * kThreads, make_float4(0, 0, 0, 0));  // read once: leave the workspace zeroed
-          float4* dst = tile_float4(utid + i * kThreads);
-          *dst = make_float4(dst->x + p[i].x, dst->y + p[i].y, dst->z + p[i].z, dst->w + p[i].w);
+          float4* const sum = tile_float4(utid + i * kThreads);
+          const float4 t = *sum;
+          const float4 v = make_float4(t.x + p[i].x, t.y + p[i].y, t.z + p[i].z, t.w + p[i].w);
+          if (last || kAccDump) *sum = v;
+          if (!last) store_partial(i, v);
         }
-      }
-      if (!last) {
-        float4* dst = reinterpret_cast<float4*>(args.partials) + blockIdx.x * kP4 + tid;
+      } else if (!last) {
 #pragma unroll
-        for (int i = 0; i < kPIters; ++i) {
-          float4 v = *tile_float4(utid + i * kThreads);
-          if constexpr (mutant(kMutFp16Partials)) {
-            v = make_float4(__half2float(__float2half_rn(v.x)), __half2float(__float2half_rn(v.y)),
-                            __half2float(__float2half_rn(v.z)), __half2float(__float2half_rn(v.w)));
-          }
-          __stcg(dst + i * kThreads, v);
-        }
+        for (int i = 0; i < kPIters; ++i) store_partial(i, *tile_float4(utid + i * kThreads));
       }
       if (last) __syncthreads();  // the write-out reads the sums in another order
     }
@@ -602,6 +606,14 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
           release_add(lock);
         }
       }
+    }
+    // fp32: the slot we read is read by no one else this launch (each block writes its slot once, in
+    // its first slice): cleared after the hand-over, off the chain's critical path, so the workspace
+    // is left zeroed (the plugin ABI) without the next block in the order waiting for these stores.
+    if (reduce && fp32_partials && slice_idx > 0) {
+      float4* const prev = partials_slot(blockIdx.x + 1);
+#pragma unroll
+      for (int i = 0; i < kPIters; ++i) __stcg(prev + i * kThreads, make_float4(0, 0, 0, 0));
     }
     if constexpr (!mutant(kMutNoWriteOutBarrier)) __syncthreads();  // the next slice's copies
     t += n_iters;                                                   // overwrite the tile
