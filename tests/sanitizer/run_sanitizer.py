@@ -4,10 +4,11 @@
     run_sanitizer.py --tool racecheck --suite build/gpu/tests/suite/suite_gpu_tests \\
         --kernel build/gpu/kernel/libtc_kernel_upstream.so [--allowlist tests/sanitizer/allowlist.txt]
 
-runs `compute-sanitizer --tool <tool> --error-exitcode 1 [tool options] --log-file <tmp>
-<suite> --gtest_filter=Sanitize/* --gtest_brief=1` with TC_KERNEL=<kernel>, parses the tool's
+runs `compute-sanitizer --tool <tool> --error-exitcode 1 [tool options] --print-limit 0 --log-file
+<tmp> <suite> --gtest_filter=Sanitize/* --gtest_brief=1` with TC_KERNEL=<kernel>, parses the tool's
 report into records (hazards, invalid accesses, uninitialized reads, barrier errors, API errors),
-matches each against the allow-list, and parses the test program's own gtest summary.
+matches each against the allow-list, groups them by distinct report (racecheck: the pair of source
+locations) with counts, and parses the test program's own gtest summary.
 
     run_sanitizer.py --per-config ...   (for kernels that may fault: another project's)
 
@@ -197,7 +198,8 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--search-dir", action="append", dest="search_dirs",
                         help=f"where to look when it is not on PATH (default {', '.join(DEFAULT_SEARCH_DIRS)})")
     parser.add_argument("--tool-option", action="append", default=[], dest="tool_options",
-                        help="extra compute-sanitizer option, e.g. --tool-option=--print-limit=0")
+                        help="extra compute-sanitizer option; one naming --print-limit (e.g. "
+                             "--tool-option=--print-limit=1000) replaces the default --print-limit 0")
     parser.add_argument("--echo", action="store_true", help="echo the program's output while it runs")
     parser.add_argument("--per-config", action="store_true",
                         help="one compute-sanitizer process per kernel configuration (a fault costs only its own "

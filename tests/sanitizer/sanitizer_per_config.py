@@ -18,13 +18,13 @@ import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, List, Optional
 
-from sanitizer_allowlist import AllowEntry, apply_allowlist
+from sanitizer_allowlist import AllowEntry, SourceCache, apply_allowlist
 from sanitizer_configs import ConfigGroup
 from sanitizer_process import Run
-from sanitizer_report import GtestResult, Record, SanitizerReport, parse_gtest_output, parse_sanitizer_output
-from sanitizer_verdict import EXIT_FAIL, EXIT_PASS, EXIT_SKIP, Verdict, judge
+from sanitizer_report import GtestResult, RecordGroups, SanitizerReport, parse_gtest_output, parse_sanitizer_output
+from sanitizer_verdict import EXIT_FAIL, EXIT_PASS, EXIT_SKIP, Verdict, describe_groups, judge
 
 # The tool's records that mean the kernel or the CUDA context died (sanitizer_report.HEADER).
 DEVICE_FAULT = re.compile(r"^(?:(?:Warp\s|Lane\s)?(?:Illegal|Misaligned|Out-of-range|Malformed|Hardware)\b"
@@ -95,11 +95,11 @@ def fault_reasons(run: Run, report: SanitizerReport, gtest: GtestResult) -> List
 
 
 def judge_config(tool: str, group: ConfigGroup, run: Run, entries: List[AllowEntry], timeout: float,
-                 allow_na: bool) -> ConfigOutcome:
+                 allow_na: bool, sources: Optional[SourceCache] = None) -> ConfigOutcome:
     # Before --log-file takes effect (e.g. a rejected option) the tool writes to stdout: parse both.
     report = parse_sanitizer_output(run.tool_output + "\n" + run.program_output)
     gtest = parse_gtest_output(run.program_output)
-    apply_allowlist(report, tool, entries)
+    apply_allowlist(report, tool, entries, sources)
     full = judge(tool, report, gtest, run.returncode, run.timed_out, timeout, allow_na)
     brief = judge(tool, report, gtest, run.returncode, run.timed_out, timeout, allow_na, record_details=False)
     return ConfigOutcome(group, run, report, gtest, full, brief, fault_reasons(run, report, gtest), allow_na)
@@ -110,6 +110,7 @@ def run_configs(groups: List[ConfigGroup], run_group: RunGroup, tool: str, entri
     """Runs every group (up to `jobs` at once); `timeout` (0: none) bounds all of them together: a
     group that would start after it is NOT RUN."""
     deadline = time.monotonic() + timeout if timeout > 0 else None
+    sources = SourceCache()  # each source file read once over all configurations
 
     def one(group: ConfigGroup) -> ConfigOutcome:
         left = 0.0
@@ -118,7 +119,7 @@ def run_configs(groups: List[ConfigGroup], run_group: RunGroup, tool: str, entri
             if left <= 0:
                 why = Verdict(EXIT_FAIL, ["FAIL:", f"not started: the {timeout:g} s deadline had passed"])
                 return ConfigOutcome(group, None, full=why, brief=why)
-        return judge_config(tool, group, run_group(group, left), entries, left, allow_na)
+        return judge_config(tool, group, run_group(group, left), entries, left, allow_na, sources)
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         return list(pool.map(one, groups))
@@ -135,33 +136,15 @@ def counts(o: ConfigOutcome) -> str:
     return f"tests: {tests}; records: {records}; {seconds}"
 
 
-def source_key(record: Record) -> Tuple[str, Tuple[str, ...]]:
-    """The same hazard in two configurations: the same header (addresses, blocks and counts aside)
-    at the same source lines (the instantiation aside)."""
-    header = record.signature().split("\n", 1)[0]
-    return header, tuple(loc.split(" (", 1)[0] for loc in record.locations())
-
-
 def distinct_records(outcomes: List[ConfigOutcome]) -> List[str]:
-    """Every distinct record over all configurations, once, with where the tool said it happened."""
-    merged: Dict[Tuple[str, Tuple[str, ...]], List[Tuple[str, Record]]] = {}
+    """Every distinct record over all configurations, once, with its count in each configuration and
+    where the tool said each access happened (sanitizer_report.RecordKey: the same hazard in two
+    instantiations is one)."""
+    groups = RecordGroups()
     for o in outcomes:
-        for r in o.report.findings:
-            merged.setdefault(source_key(r), []).append((o.group.config, r))
-    if not merged:
-        return []
-    lines = [f"records over all configurations, {len(merged)} distinct:"]
-    for seen in merged.values():
-        first = seen[0][1]
-        per_config: Dict[str, int] = {}
-        for config, _ in seen:
-            per_config[config] = per_config.get(config, 0) + 1
-        where = ", ".join(f"{c} x{n}" for c, n in per_config.items())
-        allowed = f"allow-listed by line {first.allowed_by.line}" if first.allowed_by else "NOT allow-listed"
-        lines.append(f"  [{allowed}] {first.header}")
-        lines.append(f"      in {where}")
-        lines.extend("      " + loc for loc in (first.locations() or ["(the tool named no source line)"]))
-    return lines
+        groups.add(o.report.findings, o.group.config)
+    merged = groups.sorted()
+    return describe_groups("records over all configurations", merged, with_configs=True) if merged else []
 
 
 def merge(tool: str, outcomes: List[ConfigOutcome]) -> Verdict:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from sanitizer_allowlist import AllowEntry
 
@@ -17,16 +17,16 @@ from sanitizer_allowlist import AllowEntry
 # compute-sanitizer's report
 # ---------------------------------------------------------------------------------------------
 
-PREFIX = re.compile(r"^=========(?: (.*))?$")
-BANNER = re.compile(r"^(COMPUTE-SANITIZER|CUDA-MEMCHECK)$")
+PREFIX = "========="  # the tool's own lines: the prefix alone, or it and a space
+BANNERS = ("COMPUTE-SANITIZER", "CUDA-MEMCHECK")
 ERROR_SUMMARY = re.compile(r"^ERROR SUMMARY: (\d+) errors?\b")
 RACE_SUMMARY = re.compile(r"^RACECHECK SUMMARY: (\d+) hazards? displayed \((\d+) errors?, (\d+) warnings?\)")
 LEAK_SUMMARY = re.compile(r"^LEAK SUMMARY:")
 # The tool cannot check this device or runtime (seen on a gVisor machine: "Device not supported").
 UNSUPPORTED = re.compile(r"device (is )?not supported|unsupported device", re.I)
 # Lines that end the program's run rather than report a problem in it (the test verdict decides).
-PROCESS_LINE = re.compile(r"^(Target application returned an error|Error: process didn't terminate successfully"
-                          r"|Error: Target application terminated)")
+PROCESS_LINES = ("Target application returned an error", "Error: process didn't terminate successfully",
+                 "Error: Target application terminated")
 # First lines of a report. Anything else at top level also opens a record (never dropped).
 HEADER = re.compile(
     r"""^(?:
@@ -48,8 +48,93 @@ HEADER = re.compile(
 # A line naming where an access happened: "Read Thread (37,0,0) at <function>+0x1c40 in <file>:<line>",
 # "at <function>+0x8f0 in <file>:<line>", "and Read access at <function> in <file>:<line> [64 hazards]",
 # "Write Thread (24, 0, 0) at 0x00001ab0 in <file>:<line>:Kernel" (the function may contain spaces).
-LOCATION = re.compile(r"^(?P<who>.*?)\bat (?P<function>.+) in (?P<file>\S+?:\d+)(?::\w+)?(?: \[\d+ hazards?\])?\s*$")
+LOCATION = re.compile(r"^(?P<who>.*?)\bat (?P<function>.+) in (?P<file>\S+?):(?P<line>\d+)(?::(?P<tail>\S+))?"
+                      r"(?: \[\d+ hazards?\])?\s*$")
 ACCESS = re.compile(r"\b(Read|Write|Atomic)\b")
+AT = re.compile(r"\bat ")
+# What follows "at ": the same text recurs in every record of one pair (only threads differ), so it is
+# parsed once (WHERE_SEEN: text -> (bare function, file, line), or None when it is not a location).
+WHERE = re.compile(r"^(?P<function>.+) in (?P<file>\S+?):(?P<line>\d+)(?::(?P<tail>\S+))?(?: \[\d+ hazards?\])?\s*$")
+WHERE_SEEN: Dict[str, Optional[Tuple[str, str, int]]] = {}
+# racecheck's records: "Potential WAR hazard detected at ..." (hazard report), "Race reported between ..." (analysis).
+HAZARD = re.compile(r"\bPotential (\w+) hazard\b")
+RACE = re.compile(r"\bRace reported between\b")
+MEMCPY_ASYNC = "(invalid memcpy_async synchronization)"
+OFFSET = re.compile(r"\+0x[0-9a-fA-F]+$")
+ADDRESS = re.compile(r"^0x[0-9a-fA-F]+$")
+
+
+class Access(NamedTuple):
+    """One access a record names, without thread, address or instruction offset."""
+    kind: str        # "Read", "Write", "Atomic"; "at" for the one location of a memcheck/initcheck/synccheck record
+    function: str    # the bare name: "ldsm4", "tc::device::marlin_w4a16" ("": the tool named only an address)
+    path: str        # the source file as the kernel was compiled
+    line: int
+
+    def describe(self) -> str:
+        return f"{self.kind} {self.path}:{self.line}" + (f" in {self.function}" if self.function else "")
+
+
+class RecordKey(NamedTuple):
+    """What makes two records the same report: for racecheck the hazard kind, the memcpy_async mark and
+    each access (kind, function, file:line); for the other tools the header without addresses or
+    threads and the location lines. Threads, blocks, addresses, offsets, values, instantiations aside."""
+    hazard: str                  # "WAR", "RAW", "WAW"; "race" (analysis report); "" (not racecheck's)
+    memcpy_async: bool           # racecheck marked it "(invalid memcpy_async synchronization)"
+    header: str                  # other tools: the normalized header ("" for racecheck's)
+    accesses: Tuple[Access, ...]
+
+    def title(self) -> str:
+        if not self.hazard:
+            return self.header
+        what = "race reported" if self.hazard == "race" else f"{self.hazard} hazard"
+        return what + (" " + MEMCPY_ASYNC if self.memcpy_async else "")
+
+
+_BARE_NAMES: Dict[str, str] = {}
+
+
+def bare_function(function: str) -> str:
+    """"void tc::device::marlin_w4a16<(int)1, ...>(tc::device::KernelArgs)+0x1c40" -> "tc::device::marlin_w4a16":
+    no offset, template arguments, parameters or return type. "" for a bare address."""
+    cached = _BARE_NAMES.get(function)  # keyed on the text as printed: few distinct (function, offset)
+    if cached is not None:
+        return cached
+    kept, depth = [], 0
+    for ch in OFFSET.sub("", function.strip()):
+        if ch in "(<":
+            depth += 1
+        elif ch in ")>":
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            kept.append(ch)
+    words = "".join(kept).split()
+    name = "" if not words or ADDRESS.match(words[-1]) else words[-1]
+    if len(_BARE_NAMES) < 100_000:
+        _BARE_NAMES[function] = name
+    return name
+
+
+def normalize(text: str) -> str:
+    """Threads, blocks and addresses out: "(3,0,0)" -> "(..)", "0x4000" -> "0x.."."""
+    text = re.sub(r"\(\s*\d+\s*,\s*\d+\s*,\s*\d+\s*\)", "(..)", text)
+    return re.sub(r"0x[0-9a-fA-F]+", "0x..", text)
+
+
+def where_of(text: str) -> Optional[Tuple[str, str, int]]:
+    """"<function>+0x1c40 in <file>:<line>" -> (bare function, file, line); None if it is not that."""
+    if text in WHERE_SEEN:
+        return WHERE_SEEN[text]
+    m = WHERE.match(text)
+    where = None
+    if m:
+        function = bare_function(m.group("function"))
+        if not function and m.group("tail"):  # "at 0x1ab0 in f.cuh:146:Kernel": the function comes last
+            function = bare_function(m.group("tail"))
+        where = (function, m.group("file"), int(m.group("line")))
+    if len(WHERE_SEEN) < 100_000:
+        WHERE_SEEN[text] = where
+    return where
 
 
 @dataclass
@@ -57,6 +142,8 @@ class Record:
     lines: List[str] = field(default_factory=list)
     kind: str = "report"          # "report" (must be allow-listed) or "process"
     allowed_by: Optional[AllowEntry] = None
+    source_notes: Tuple[str, ...] = ()   # why a source-form entry could not check this record (unreadable source)
+    _key: Optional[RecordKey] = field(default=None, repr=False, compare=False)
 
     @property
     def header(self) -> str:
@@ -76,17 +163,36 @@ class Record:
             if m:
                 access = ACCESS.search(m.group("who"))
                 who = access.group(1) if access else "at"
-                found.append(f"{who} {m.group('file')} ({m.group('function')})")
+                found.append(f"{who} {m.group('file')}:{m.group('line')} ({m.group('function')})")
         return found
 
-    def signature(self) -> str:
-        """The record without thread, block, address or backtrace details: one per source location."""
-        kept = [l for l in self.lines
-                if not re.match(r"^(Host Frame|Device Frame|Saved host backtrace|in /|Current Value)", l)]
-        text = "\n".join(kept)
-        text = re.sub(r"\(\s*\d+\s*,\s*\d+\s*,\s*\d+\s*\)", "(..)", text)
-        text = re.sub(r"0x[0-9a-fA-F]+", "0x..", text)
-        return re.sub(r"\[\d+ hazards?\]", "[.. hazards]", text)
+    def accesses(self) -> Tuple[Access, ...]:
+        found = []
+        # A hazard report's header names no access ("... hazard detected at __shared__ 0x40 in block (0,0,0) :").
+        for line in self.lines[1:] if "hazard detected at" in self.lines[0] else self.lines:
+            if " in " not in line or line.startswith(("Host Frame", "Device Frame")):
+                continue
+            at = AT.search(line)
+            start = at.end() if at else 0
+            where = where_of(line[start:]) if at else None
+            if where is None:  # not right after the first "at ": read it as LOCATION does
+                m = LOCATION.match(line)
+                start = m.start("function") if m else 0
+                where = where_of(line[start:]) if m else None
+                if where is None:
+                    continue
+            who = line[:start - 3]  # before "at "
+            access = ACCESS.match(who) or ACCESS.search(who)
+            found.append(Access(access.group(1) if access else "at", *where))
+        return tuple(found)
+
+    def key(self) -> RecordKey:
+        if self._key is None:
+            header = self.lines[0]
+            hazard = HAZARD.search(header)
+            kind = hazard.group(1) if hazard else ("race" if RACE.search(header) else "")
+            self._key = RecordKey(kind, MEMCPY_ASYNC in header, "" if kind else normalize(header), self.accesses())
+        return self._key
 
 
 @dataclass
@@ -106,9 +212,8 @@ class SanitizerReport:
         return [r for r in self.records if r.kind == "process"]
 
     def reported_count(self) -> int:
-        """How many problems the tool's own summaries count (the largest of them)."""
-        counts = list(self.error_summaries) + [d for d, _, _ in self.race_summaries]
-        return max(counts) if counts else 0
+        """How many problems the tool's ERROR SUMMARY lines count (the largest of them)."""
+        return max(self.error_summaries) if self.error_summaries else 0
 
     def has_summary(self) -> bool:
         return bool(self.error_summaries or self.race_summaries)
@@ -119,21 +224,19 @@ def parse_sanitizer_output(text: str) -> SanitizerReport:
     report = SanitizerReport()
     current: Optional[Record] = None
     for raw in text.splitlines():
-        if report.unsupported is None and UNSUPPORTED.search(raw):
+        if report.unsupported is None and ("upport" in raw or "UPPORT" in raw) and UNSUPPORTED.search(raw):
             report.unsupported = raw.strip()
-        m = PREFIX.match(raw.rstrip("\r"))
-        if not m:
+        if not raw.startswith(PREFIX) or raw[9:10] not in ("", " "):
             continue  # the program's own output
-        body = (m.group(1) or "").rstrip()
-        stripped = body.strip()
+        stripped = raw[9:].strip()
         if not stripped:
             current = None
             continue
-        if BANNER.match(stripped):
+        if stripped in BANNERS:
             continue
-        summary = ERROR_SUMMARY.match(stripped)
-        race = RACE_SUMMARY.match(stripped)
-        if summary or race or LEAK_SUMMARY.match(stripped) or stripped.startswith(("ERROR SUMMARY", "RACECHECK SUMMARY")):
+        if stripped.startswith(("ERROR SUMMARY", "RACECHECK SUMMARY", "LEAK SUMMARY")):
+            summary = ERROR_SUMMARY.match(stripped)
+            race = RACE_SUMMARY.match(stripped)
             report.summary_lines.append(stripped)
             if summary:
                 report.error_summaries.append(int(summary.group(1)))
@@ -144,7 +247,7 @@ def parse_sanitizer_output(text: str) -> SanitizerReport:
                 report.error_summaries.append(sys.maxsize)
             current = None
             continue
-        if PROCESS_LINE.match(stripped):
+        if stripped.startswith(PROCESS_LINES):
             current = Record([stripped], kind="process")
             report.records.append(current)
             continue
@@ -156,11 +259,47 @@ def parse_sanitizer_output(text: str) -> SanitizerReport:
     return report
 
 
-def group_records(records: Sequence[Record]) -> List[List[Record]]:
-    groups: Dict[str, List[Record]] = {}
-    for r in records:
-        groups.setdefault(r.signature(), []).append(r)
-    return list(groups.values())
+@dataclass
+class RecordGroup:
+    """The records of one distinct report (one RecordKey) that the same allow-list entry allowed (or none did)."""
+    key: RecordKey
+    allowed_by: Optional[AllowEntry]
+    first: Record
+    order: int                                  # first appearance, for a stable listing
+    count: int = 0
+    configs: Dict[str, int] = field(default_factory=dict)   # configuration -> records (--per-config)
+    notes: List[str] = field(default_factory=list)          # source not readable, ...
+
+
+class RecordGroups:
+    """Records grouped by RecordKey and allowing entry, with counts, over one run or several
+    configurations; linear in the number of records."""
+
+    def __init__(self) -> None:
+        self._groups: Dict[Tuple[RecordKey, Optional[int]], RecordGroup] = {}
+
+    def add(self, records: Iterable[Record], config: Optional[str] = None) -> "RecordGroups":
+        for r in records:
+            entry = r.allowed_by
+            ident = (r.key(), None if entry is None else entry.line)
+            group = self._groups.get(ident)
+            if group is None:
+                group = self._groups[ident] = RecordGroup(ident[0], entry, r, len(self._groups))
+            group.count += 1
+            if config is not None:
+                group.configs[config] = group.configs.get(config, 0) + 1
+            for note in r.source_notes:
+                if note not in group.notes:
+                    group.notes.append(note)
+        return self
+
+    def sorted(self) -> List[RecordGroup]:
+        """Not allow-listed first, then the most frequent, then in order of first appearance."""
+        return sorted(self._groups.values(), key=lambda g: (g.allowed_by is not None, -g.count, g.order))
+
+
+def group_records(records: Iterable[Record]) -> List[RecordGroup]:
+    return RecordGroups().add(records).sorted()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -5,7 +5,8 @@ run ended.
 Exit status:
    0  the tests all ran and passed, and every record the tool reported is allow-listed
    1  a record is not allow-listed, a test failed or was skipped, the tool's report is missing or
-      inconsistent (a summary counting more errors than were parsed), or the run timed out
+      inconsistent (a summary counting more errors than were parsed; racecheck displaying fewer
+      hazards than it found, or other than were parsed), or the run timed out
    2  usage: a missing program or library, a malformed allow-list (run_sanitizer.py decides these)
   77  it cannot run here: no compute-sanitizer, or no GPU (the reason is printed; ctest: Skipped)
 
@@ -15,9 +16,9 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
-from typing import List, Optional
+from typing import List, Optional, Sequence
 
-from sanitizer_report import GtestResult, SanitizerReport, group_records
+from sanitizer_report import GtestResult, RecordGroup, SanitizerReport, group_records
 
 EXIT_PASS, EXIT_FAIL, EXIT_USAGE, EXIT_SKIP = 0, 1, 2, 77
 
@@ -33,7 +34,8 @@ def judge(tool: str, report: SanitizerReport, gtest: GtestResult, returncode: Op
           record_details: bool = True) -> Verdict:
     """Exit status and explanation from the parsed report, the test summary and the exit code.
     allow_na: tests the kernel library skipped as n/a (it does not implement them) do not fail the
-    run. record_details: list each refused record's lines (off where a caller lists them itself)."""
+    run. record_details: list every distinct record with its count (off where a caller lists them
+    itself, over several runs)."""
     if report.unsupported is not None:
         return Verdict(EXIT_SKIP, [f"SKIPPED: compute-sanitizer cannot check this device here: {report.unsupported}"])
     if gtest.ran and gtest.skipped == gtest.ran and gtest.failed == 0 and not report.findings:
@@ -81,8 +83,8 @@ def check_tests(tool: str, gtest: GtestResult, problems: List[str], notes: List[
 
 
 def check_report(report: SanitizerReport, problems: List[str], notes: List[str], record_details: bool = True) -> None:
-    """The tool's report: complete (its summary counts no more than was parsed) and every record
-    allow-listed."""
+    """The tool's report: complete (its summaries count no more than was parsed; racecheck displayed
+    every hazard it found) and every record allow-listed. record_details: list every distinct record."""
     if not report.has_summary():
         problems.append("compute-sanitizer printed no ERROR SUMMARY / RACECHECK SUMMARY: it did not finish, "
                         "or rejected an option (see the log)")
@@ -93,22 +95,62 @@ def check_report(report: SanitizerReport, problems: List[str], notes: List[str],
             f"{report.reported_count()} problem(s)"
         problems.append(f"compute-sanitizer's summary counts {counted} but {len(findings)} report(s) were parsed: "
                         "a report format this runner does not know, or reports not printed (see the log)")
+    check_race_summary(report, problems)
     notes.extend("summary: " + s for s in report.summary_lines)
     for r in report.process_records:
         notes.append("compute-sanitizer: " + r.header)
 
-    allowed = [r for r in findings if r.allowed_by is not None]
-    refused = [r for r in findings if r.allowed_by is None]
-    notes.append(f"reports: {len(findings)} ({len(allowed)} allow-listed, {len(refused)} not)")
-    for group in group_records(allowed):
-        entry = group[0].allowed_by
-        notes.append(f"  allow-listed x{len(group)} by line {entry.line} ({entry.reason}): {group[0].header}")
-    if refused and not record_details:
-        problems.append(f"{len(refused)} report(s) not in the allow-list, {len(group_records(refused))} distinct")
-    elif refused:
-        problems.append(f"{len(refused)} report(s) not in the allow-list, {len(group_records(refused))} distinct:")
-        for group in group_records(refused):
-            problems.append(f"  x{len(group)}:")
-            problems.extend("    " + l for l in group[0].lines[:14])
-        problems.append("  A benign one goes into tests/sanitizer/allowlist.txt with the reason (format in the "
-                        "file); anything else is a bug to fix.")
+    groups = group_records(findings)
+    refused = [g for g in groups if g.allowed_by is None]
+    refused_count = sum(g.count for g in refused)
+    if record_details:
+        notes.extend(describe_groups("records", groups))
+    else:
+        notes.append(f"records: {len(findings)} ({len(findings) - refused_count} allow-listed, {refused_count} not), "
+                     f"{len(groups)} distinct")
+    if refused:
+        problems.append(f"{refused_count} report(s) not in the allow-list, {len(refused)} distinct"
+                        + (" (listed above)" if record_details else ""))
+        if record_details:
+            problems.append("  A benign one goes into tests/sanitizer/allowlist.txt with the reason (format in the "
+                            "file); anything else is a bug to fix.")
+
+
+def check_race_summary(report: SanitizerReport, problems: List[str]) -> None:
+    """racecheck's "RACECHECK SUMMARY: N hazards displayed (E errors, W warnings)": every hazard found
+    must have been displayed (N = E + W: no print limit in force) and parsed (N records)."""
+    if not report.race_summaries:
+        return
+    displayed = sum(d for d, _, _ in report.race_summaries)
+    errors = sum(e for _, e, _ in report.race_summaries)
+    warnings = sum(w for _, _, w in report.race_summaries)
+    found = errors + warnings
+    if displayed < found:
+        problems.append(f"racecheck displayed {displayed} of the {found} hazards it found ({errors} errors, {warnings} "
+                        f"warnings): a print limit is in force (--print-limit), and the {found - displayed} hazards "
+                        "not displayed were never judged")
+    parsed = sum(1 for r in report.findings if r.key().hazard)
+    if displayed != parsed:
+        problems.append(f"racecheck's summary says {displayed} hazards displayed but {parsed} were parsed: a report "
+                        "format this runner does not know, or a report cut short (see the log)")
+
+
+def describe_groups(what: str, groups: Sequence[RecordGroup], with_configs: bool = False) -> List[str]:
+    """Every distinct record once, not allow-listed first, with its count, where the tool said each
+    access happened and, over several configurations, the configurations it came from."""
+    total = sum(g.count for g in groups)
+    refused = sum(g.count for g in groups if g.allowed_by is None)
+    head = f"{what}: {total} ({total - refused} allow-listed, {refused} not)"
+    if not groups:
+        return [head]
+    lines = [f"{head}, {len(groups)} distinct:"]
+    for g in groups:
+        allowed = f"allow-listed by line {g.allowed_by.line}" if g.allowed_by else "NOT allow-listed"
+        lines.append(f"  [{allowed}] x{g.count} {g.key.title()}")
+        if with_configs:
+            lines.append("      in " + ", ".join(f"{c} x{n}" for c, n in g.configs.items()))
+        lines.extend("      " + a.describe() for a in g.key.accesses)
+        if not g.key.accesses:
+            lines.append("      (the tool named no source line)")
+        lines.extend("      " + n for n in g.notes)
+    return lines

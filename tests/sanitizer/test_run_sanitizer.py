@@ -6,8 +6,8 @@ the exit statuses (0, 1, 2, 77) are proven here, including 77 with the reason wh
 its per-configuration mode (--per-config) runs against a fake suite that lists cells and a fake
 compute-sanitizer whose configurations pass, fault, crash, hang or report hazards on demand.
 This is the ctest entry point for the tier's CPU tests: it also runs test_sanitizer_parsing.py (the
-parser, the allow-list and the verdict on canned output) and test_sanitizer_per_config.py (the
-per-configuration mode's grouping and merged verdict).
+parser, the allow-list and the verdict on canned output), test_sanitizer_per_config.py (the
+per-configuration mode) and test_sanitizer_records.py (many records, the allow-list's source form).
 """
 import json
 import os
@@ -22,6 +22,7 @@ sys.dont_write_bytecode = True  # ctest runs this from the source tree
 sys.path.insert(0, HERE)
 from test_sanitizer_parsing import Allowlist, Judge, ParseGtestOutput, ParseSanitizerOutput  # noqa: E402,F401
 from test_sanitizer_per_config import Configs, Faults, Merge, RunConfigs  # noqa: E402,F401
+from test_sanitizer_records import AcrossConfigs, ManyRecords, SourceForm  # noqa: E402,F401
 
 FIXTURES = os.path.join(HERE, "fixtures")
 RUNNER = os.path.join(HERE, "run_sanitizer.py")
@@ -142,7 +143,7 @@ class Runner(FakeTools, unittest.TestCase):
         with open(self.args_file) as f:
             kernel, *args = f.read().split("\n")
         self.assertEqual(kernel, os.path.abspath(self.kernel))
-        self.assertEqual(args[:6], ["--tool", "racecheck", "--error-exitcode", "1", "--racecheck-report", "hazard"])
+        self.assertEqual(args[:8], "--tool racecheck --error-exitcode 1 --racecheck-report hazard --print-limit 0".split())
         self.assertEqual(args[-3:], [self.suite, "--gtest_filter=Sanitize/*", "--gtest_brief=1"])
         with open(self.log) as f:
             log = f.read()
@@ -350,15 +351,15 @@ class PerConfig(FakeTools, unittest.TestCase):
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertRegex(r.stdout, r"m1n8k8gcol +PASS .*records: 0")
         self.assertRegex(r.stdout, r"m1n8k8g8 +FAIL .*records: 3 \(0 allow-listed, 3 not\)")
-        self.assertIn("records over all configurations, 2 distinct:", r.stdout)
-        self.assertIn("in m1n8k8g8 x2, m1n16k4g8 x2", r.stdout)
+        self.assertIn("records over all configurations: 6 (0 allow-listed, 6 not), 2 distinct:", r.stdout)
+        self.assertIn("  [NOT allow-listed] x4 WAR hazard\n      in m1n8k8g8 x2, m1n16k4g8 x2\n", r.stdout)
         self.assertIn("Read /work/main/kernel/src/marlin_kernel.cuh:376", r.stdout)
         self.assertIn("Write /work/main/kernel/src/marlin_kernel.cuh:162", r.stdout)
         allow = self.touch("allow.txt", "racecheck :: cuh:376(.|\\n)*cuh:162 :: test entry\n"
                                         "racecheck :: cuh:181(.|\\n)*cuh:383 :: test entry\n")
         r = self.per_config("m1n8k8g8=hazard,m1n16k4g8=hazard", extra=("--allowlist", allow))
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
-        self.assertIn("[allow-listed by line 1] Error: Potential WAR hazard", r.stdout)
+        self.assertIn("[allow-listed by line 1] x4 WAR hazard", r.stdout)
 
     def test_exit_statuses(self):
         crashed = self.per_config("m1n16k4g8=crash")

@@ -218,8 +218,11 @@ class Judge(unittest.TestCase):
         v = judge("racecheck", "racecheck_hazard.txt", "gtest_pass.txt", returncode=1)
         text = "\n".join(v.lines)
         self.assertIn("3 report(s) not in the allow-list, 2 distinct", text)
-        self.assertIn("x2:", text)
-        self.assertIn("marlin_kernel.cuh:376", text)
+        cuh, fn = "/work/main/kernel/src/marlin_kernel.cuh", "tc::device::marlin_w4a16"
+        self.assertIn("records: 3 (0 allow-listed, 3 not), 2 distinct:\n"
+                      f"  [NOT allow-listed] x2 WAR hazard\n      Read {cuh}:376 in {fn}\n      Write {cuh}:162 in {fn}\n"
+                      "  [NOT allow-listed] x1 RAW hazard (invalid memcpy_async synchronization)\n"
+                      f"      Write {cuh}:181 in {fn}\n      Read {cuh}:383 in {fn}\n", text)
 
     def test_a_failing_test_fails_even_when_the_tool_is_clean(self):
         v = judge("racecheck", "racecheck_clean.txt", "gtest_fail.txt", returncode=1)

@@ -139,13 +139,13 @@ class Merge(unittest.TestCase):
         self.assertRegex(text, r"m1n16k4g8 +FAIL +.*records: 3 \(0 allow-listed, 3 not\)")
         self.assertIn("FAIL: 2 of 3 configurations not clean: m1n8k8g8 (FAULT), m1n16k4g8 (FAIL)", text)
         # Every distinct record once, with the configurations it came from and both source lines.
-        self.assertIn("records over all configurations, 3 distinct:", text)
-        self.assertIn("  [NOT allow-listed] Error: Potential WAR hazard detected at __shared__ 0x4000 in block (0,0,0) :\n"
+        self.assertIn("records over all configurations: 4 (0 allow-listed, 4 not), 3 distinct:", text)
+        self.assertIn("  [NOT allow-listed] x2 WAR hazard\n"
                       "      in m1n16k4g8 x2\n"
-                      "      Read /work/main/kernel/src/marlin_kernel.cuh:376", text)
-        self.assertIn("      Write /work/main/kernel/src/marlin_kernel.cuh:162", text)
-        self.assertIn("  [NOT allow-listed] Warp Illegal Instruction\n      in m1n8k8g8 x1\n"
-                      "      at /src/marlin/marlin_cuda_kernel.cu:462 (void Marlin<256, 1, 8, 8, 4, 8>", text)
+                      "      Read /work/main/kernel/src/marlin_kernel.cuh:376 in tc::device::marlin_w4a16\n"
+                      "      Write /work/main/kernel/src/marlin_kernel.cuh:162 in tc::device::marlin_w4a16", text)
+        self.assertIn("  [NOT allow-listed] x1 Warp Illegal Instruction\n      in m1n8k8g8 x1\n"
+                      "      at /src/marlin/marlin_cuda_kernel.cu:462 in Marlin", text)
 
     def test_the_same_hazard_in_two_instantiations_is_one_record(self):
         a = run_of(report="racecheck_hazard.txt", returncode=1)
@@ -153,8 +153,8 @@ class Merge(unittest.TestCase):
         b.tool_output = b.tool_output.replace("(int)1, (int)8", "(int)2, (int)8")
         v = sanitizer_per_config.merge("racecheck", [outcome("m1n8k8gcol", a), outcome("m2n8k8gcol", b)])
         text = "\n".join(v.lines)
-        self.assertIn("records over all configurations, 2 distinct:", text)
-        self.assertIn("in m1n8k8gcol x2, m2n8k8gcol x2", text)
+        self.assertIn("records over all configurations: 6 (0 allow-listed, 6 not), 2 distinct:", text)
+        self.assertIn("  [NOT allow-listed] x4 WAR hazard\n      in m1n8k8gcol x2, m2n8k8gcol x2\n", text)
 
     def test_allow_listed_records_pass_and_are_still_listed(self):
         allow = "racecheck :: . :: test entry"
