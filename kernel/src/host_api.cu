@@ -239,6 +239,17 @@ tc_status tc_plugin_workspace_size(const tc_problem* problem, size_t* bytes, cha
   });
 }
 
+// Locks first (one int per tile column and batched problem), then the fp32 contract's partial sums:
+// each block writes its slot before the next block in the column's order reads it.
+tc_status tc_plugin_workspace_layout(const tc_problem* problem, tc_workspace_layout* layout, char* message,
+                                     size_t message_capacity) {
+  return tc::kernel::guarded(message, message_capacity, [&] {
+    if (layout == nullptr) tc::kernel::fail(TC_ERR_INVALID_ARGUMENT, "layout is NULL");
+    const tc::kernel::Resolved r = tc::kernel::resolve(problem);
+    *layout = {0, r.lock_bytes, r.lock_bytes, r.partial_bytes};
+  });
+}
+
 tc_status tc_plugin_run(const tc_problem* problem, char* message, size_t message_capacity) {
   return tc::kernel::run_debug(problem, {}, message, message_capacity);
 }

@@ -46,6 +46,22 @@ std::string decode(const tc_numerics& n, KernelNumerics& out) {
   return {};
 }
 
+// Empty if both ranges lie inside `bytes` and do not overlap; otherwise what is wrong.
+std::string check_layout(const tc_workspace_layout& l, std::size_t bytes) {
+  const auto inside = [bytes](std::size_t offset, std::size_t n) { return offset <= bytes && n <= bytes - offset; };
+  if (!inside(l.lock_offset, l.lock_bytes))
+    return cat("locks at bytes [", l.lock_offset, ", +", l.lock_bytes, ") outside its ", bytes, "-byte workspace");
+  if (!inside(l.scratch_offset, l.scratch_bytes))
+    return cat("scratch at bytes [", l.scratch_offset, ", +", l.scratch_bytes, ") outside its ", bytes,
+               "-byte workspace");
+  const bool apart = l.lock_bytes == 0 || l.scratch_bytes == 0 || l.lock_offset + l.lock_bytes <= l.scratch_offset ||
+                     l.scratch_offset + l.scratch_bytes <= l.lock_offset;
+  if (!apart)
+    return cat("locks [", l.lock_offset, ", +", l.lock_bytes, ") overlapping scratch [", l.scratch_offset, ", +",
+               l.scratch_bytes, ")");
+  return {};
+}
+
 }  // namespace
 
 const char* status_name(tc_status s) {
@@ -72,6 +88,7 @@ KernelPlugin KernelPlugin::load(const std::string& path) {
   k.workspace_size_ = symbol<decltype(k.workspace_size_)>(k.handle_, "tc_plugin_workspace_size", path, true);
   k.run_ = symbol<decltype(k.run_)>(k.handle_, "tc_plugin_run", path, true);
   k.numerics_ = symbol<decltype(k.numerics_)>(k.handle_, "tc_plugin_numerics", path, false);
+  k.layout_ = symbol<decltype(k.layout_)>(k.handle_, "tc_plugin_workspace_layout", path, false);
   k.traced_ = symbol<tc_kernel_run_traced_fn>(k.handle_, "tc_kernel_run_traced", path, false);
   k.dump_ = symbol<tc_kernel_run_dump_fn>(k.handle_, "tc_kernel_run_dump", path, false);
   return k;
@@ -108,6 +125,23 @@ RunResult KernelPlugin::numerics(const tc_problem& problem, KernelNumerics& out)
   if (!bad.empty())
     return {TC_ERR_INVALID_ARGUMENT, cat("kernel library ", path_, " declares ", bad, " for M=", problem.M, " N=",
                                          problem.N, " K=", problem.K, " group=", problem.group)};
+  return {};
+}
+
+RunResult KernelPlugin::workspace_layout(const tc_problem& problem, std::size_t bytes, WorkspaceLayout& out) const {
+  out = WorkspaceLayout{};
+  out.lock_bytes = bytes;  // undeclared: all of it is locks
+  if (layout_ == nullptr) return {};
+  char message[kMessageCapacity] = {0};
+  tc_workspace_layout declared{};
+  const tc_status s = layout_(&problem, &declared, message, sizeof message);
+  if (s != TC_OK) return {s, cat("tc_plugin_workspace_layout: ", message)};
+  const std::string bad = check_layout(declared, bytes);
+  if (!bad.empty())
+    return {TC_ERR_INVALID_ARGUMENT, cat("kernel library ", path_, " declares a workspace layout with ", bad,
+                                         " for M=", problem.M, " N=", problem.N, " K=", problem.K,
+                                         " group=", problem.group)};
+  out = {declared.lock_offset, declared.lock_bytes, declared.scratch_offset, declared.scratch_bytes, true};
   return {};
 }
 

@@ -3,8 +3,10 @@
  * A kernel library exports the three functions declared at the end (tc_plugin_info,
  * tc_plugin_workspace_size, tc_plugin_run). tilecheck loads it with dlopen, fills a tc_problem and
  * calls tc_plugin_run. Our own kernel is exposed through exactly this ABI (docs/plugin.md).
- * Optionally it also exports tc_plugin_numerics, declaring its arithmetic and work split per problem;
- * a library without it is judged by the problem's contract and Marlin's striped schedule. 
+ * Optionally it also exports tc_plugin_numerics, declaring its arithmetic and work split per problem
+ * (a library without it is judged by the problem's contract with bounds that hold for any split of
+ * K), and, since ABI 1.1, tc_plugin_workspace_layout, saying which bytes of its workspace are locks
+ * and which are scratch (a library without it has a workspace of locks only).
  *
  * Layouts (all device pointers, 16-byte aligned):
  *   A:      (M, K) fp16 row-major
@@ -22,6 +24,8 @@ extern "C" {
 #endif
 
 #define TC_PLUGIN_ABI_VERSION 1
+/* 1.1 adds the optional tc_plugin_workspace_layout; a 1.0 library loads and runs as before. */
+#define TC_PLUGIN_ABI_MINOR 1
 
 #if defined(__GNUC__)
 #define TC_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -62,7 +66,8 @@ typedef struct {
   const void* B;
   const void* scales;
   void* C;
-  void* workspace;        /* zeroed once by the caller; the kernel leaves it zeroed */
+  void* workspace;        /* zeroed once by the caller; a launch leaves its locks zero, its scratch
+                             in any state (tc_plugin_workspace_layout) */
   size_t workspace_bytes; /* at least tc_plugin_workspace_size() */
   void* stream;           /* cudaStream_t; NULL is the legacy default stream */
   tc_tile_config config;  /* all zero: automatic */
@@ -109,6 +114,17 @@ typedef struct {
   int min_k_slice; /* the shallowest range of K one thread block sums, in rows: a multiple of 16; 0: not known (16) */
 } tc_numerics;
 
+/* ABI 1.1: the parts of a problem's workspace (byte ranges of the tc_plugin_workspace_size bytes).
+ * Locks are zero when a launch starts and the launch must leave them zero; scratch may hold anything
+ * when a launch starts (tilecheck fills it with a poison pattern), so the kernel writes what it
+ * reads there first. Bytes in neither range are locks. Either range may be empty (bytes 0). */
+typedef struct {
+  size_t lock_offset;
+  size_t lock_bytes;
+  size_t scratch_offset;
+  size_t scratch_bytes;
+} tc_workspace_layout;
+
 /* Static description of the library. */
 TC_PLUGIN_EXPORT const tc_plugin_info_t* tc_plugin_info(void);
 /* Bytes of workspace tc_plugin_run needs for this problem (sizes, group, contract, config, sms,
@@ -127,6 +143,11 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_run(const tc_problem* problem, char* messag
  * returned TC_OK, for the same problem. */
 TC_PLUGIN_EXPORT tc_status tc_plugin_numerics(const tc_problem* problem, tc_numerics* numerics, char* message,
                                               size_t message_capacity);
+/* OPTIONAL (ABI 1.1). The layout of the workspace tc_plugin_workspace_size asked for this problem
+ * (the same fields are read). Returns TC_OK or an error with a message. Without it, tilecheck
+ * treats the whole workspace as locks: every byte must be zero again after each launch. */
+TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_layout(const tc_problem* problem, tc_workspace_layout* layout,
+                                                      char* message, size_t message_capacity);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,7 @@
 // Loads a kernel library that implements the plugin ABI (tilecheck/kernel/plugin.h) with dlopen, checks
 // its ABI version, and calls it. Our own kernel variants are loaded the same way.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,15 @@
 #include "tilecheck/reference/schedule.h"
 
 namespace tc {
+
+// Which bytes of a problem's workspace are locks and which scratch (tc_workspace_layout), checked to
+// lie inside the workspace and not to overlap. `declared` is false for a library without
+// tc_plugin_workspace_layout: then the whole workspace is locks.
+struct WorkspaceLayout {
+  std::size_t lock_offset = 0, lock_bytes = 0;
+  std::size_t scratch_offset = 0, scratch_bytes = 0;
+  bool declared = false;
+};
 
 struct RunResult {
   tc_status status = TC_OK;
@@ -33,6 +43,11 @@ class KernelPlugin {
   // that is not a non-negative multiple of 16, is TC_ERR_INVALID_ARGUMENT naming the library, the
   // field and its value. Only for libraries that declare; throws otherwise.
   RunResult numerics(const tc_problem& problem, KernelNumerics& out) const;
+  // The layout of the `bytes` of workspace `problem` asked for: the library's declaration, checked
+  // (a range outside the workspace, or overlapping ranges, are TC_ERR_INVALID_ARGUMENT naming the
+  // library and the values), or all locks for a library that declares none.
+  RunResult workspace_layout(const tc_problem& problem, std::size_t bytes, WorkspaceLayout& out) const;
+  bool declares_workspace_layout() const { return layout_ != nullptr; }
   bool can_trace() const { return traced_ != nullptr; }
   // Only for libraries that export tc_kernel_run_traced (ours); throws otherwise.
   RunResult run_traced(const tc_problem& problem, int* trace, int capacity) const;
@@ -47,6 +62,7 @@ class KernelPlugin {
   tc_status (*workspace_size_)(const tc_problem*, size_t*, char*, size_t) = nullptr;
   tc_status (*run_)(const tc_problem*, char*, size_t) = nullptr;
   tc_status (*numerics_)(const tc_problem*, tc_numerics*, char*, size_t) = nullptr;
+  tc_status (*layout_)(const tc_problem*, tc_workspace_layout*, char*, size_t) = nullptr;
   tc_kernel_run_traced_fn traced_ = nullptr;
   tc_kernel_run_dump_fn dump_ = nullptr;
 };
