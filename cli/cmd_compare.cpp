@@ -1,13 +1,15 @@
 // `tilecheck compare`: judges the output of any kernel, written to HDF5 (dataset `C`, float16,
-// (M, N); format: docs/compare.md), against a golden fixture under a schedule, and prints the
-// report. Given several outputs (repeated launches), it judges the first and checks that all are
-// bitwise equal (T3). Exit code 0: every tier passed; 1: mismatch; 2: bad input (main.cpp prints
-// the reason).
+// (M, N), and optionally the guard band, the library's declared numerics and the workspace check, as
+// `tilecheck tiles --save-output` writes them; format: docs/compare.md), against a golden fixture
+// through the judge chain every workflow uses, and prints the report. Given several outputs
+// (repeated launches), it judges the first and checks that all are bitwise equal (T3). Exit code 0:
+// every tier passed; 1: mismatch; 2: bad input (main.cpp prints the reason).
 //   tilecheck compare --fixture F --output O.h5 [--output O2.h5 ...] [--tile NxK] [--m-blocks B]
 //                     [--sms S] [--contract marlin|fp32] [--schedule model|unknown] [--report R.h5]
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "commands.h"
@@ -22,6 +24,8 @@
 #include "tilecheck/fixtures/golden.h"
 #include "tilecheck/fixtures/h5.h"
 #include "tilecheck/compare/report.h"
+#include "tilecheck/suite/judge.h"
+#include "tilecheck/suite/recording.h"
 
 namespace tc::cli {
 namespace {
@@ -31,9 +35,9 @@ struct Options {
   std::vector<std::string> outputs;
   std::string tile;  // "NxK", e.g. "256x64"; empty: the kernel's default choice
   int m_blocks = 0;  // 0: the kernel's default choice
-  int sms = 1;
-  std::string contract;  // empty: the fixture's
-  std::string schedule = "model";  // or unknown: bounds for any split of K (k-slices of 16 rows or more)
+  int sms = 0;           // 0: the output file's, else 1
+  std::string contract;  // empty: the output file's, else the fixture's
+  std::string schedule;  // model | unknown; empty: what the output file declares, unknown if nothing
   std::string report;
   std::string report_elements = "failing";  // failing | all
   DataOptions data;
@@ -50,8 +54,11 @@ Fixture load(const std::string& fixture, const DataOptions& data) {
   return load_case(paths, fixture);
 }
 
-TileConfig config_for(const Shape& shape, const Options& o) {
-  TileConfig c = choose_config(shape);
+// --tile and --m-blocks over the configuration the output file names (tiles --save-output), else
+// Marlin's choice for the shape.
+TileConfig config_for(const Shape& shape, const Options& o, const h5::File& output) {
+  TileConfig c = h5::has_attribute(output, "config") ? parse_config(h5::read_string_attribute(output, "config"))
+                                                     : choose_config(shape);
   if (!o.tile.empty()) {
     int n = 0, k = 0, consumed = 0;
     const bool ok = std::sscanf(o.tile.c_str(), "%dx%d%n", &n, &k, &consumed) == 2 &&
@@ -76,30 +83,42 @@ int run(const Options& o) {
   paths.check();
   const Fixture f = load(o.fixture, o.data);
   const Shape& shape = f.spec.shape;
-  std::vector<HalfMatrix> outputs;
-  for (const std::string& path : o.outputs) {
-    const h5::File out = h5::File::open(path);
-    outputs.push_back(h5::read_half_matrix(out, "C", shape.M, shape.N));
-  }
-  const HalfMatrix& got = outputs.front();
-  require(o.sms >= 1, "--sms ", o.sms, " must be at least 1");
-  const Contract contract = o.contract.empty() ? f.spec.contract : parse_contract(o.contract);
-  KernelNumerics numerics = contract_default(contract);
-  numerics.schedule = parse_schedule_kind(o.schedule);
-  const Expectation e =
-      make_expectation(f, contract, numerics, make_schedule(shape, config_for(shape, o), o.sms), o.fixture);
-  const Comparison c = compare(e, got);
+  const h5::File first = h5::File::open(o.outputs.front());
+  RecordedCell got;
+  read_cell_output(first, got, shape.M, shape.N);
+  std::vector<HalfMatrix> outputs{got.C};
+  for (std::size_t i = 1; i < o.outputs.size(); ++i)
+    outputs.push_back(h5::read_half_matrix(h5::File::open(o.outputs[i]), "C", shape.M, shape.N));
+  Cell cell;
+  cell.case_id = f.spec.id;
+  cell.config = config_for(shape, o, first);
+  cell.variant = "compare";
+  cell.sms = o.sms > 0 ? o.sms : h5::has_attribute(first, "sms") ? static_cast<int>(h5::read_int_attribute(first, "sms")) : 1;
+  require(cell.sms >= 1, o.outputs.front(), ": attribute sms=", cell.sms, " is not a grid size (at least 1)");
+  const std::string contract = !o.contract.empty()                   ? o.contract
+                               : h5::has_attribute(first, "contract") ? h5::read_string_attribute(first, "contract")
+                                                                      : std::string(name(f.spec.contract));
+  cell.contract = parse_contract(contract);
+  const std::optional<ScheduleKind> schedule =
+      o.schedule.empty() ? std::nullopt : std::optional<ScheduleKind>(parse_schedule_kind(o.schedule));
+  const KernelNumerics numerics = judged_numerics(got.declared, cell.contract, schedule);
+  const Judgement j = judge(make_expectation(f, cell.contract, numerics, make_schedule(shape, cell.config, cell.sms),
+                                             o.fixture),
+                            cell, case_family(f.spec), {got.C, got.guard, got.workspace});
+  const Expectation& e = j.expectation;
+  const Comparison& c = j.comparison;
   ReportOptions report_options;
   if (!o.report.empty()) {
     write_error_map(o.report, e, c, {parse_error_map_elements(o.report_elements)});
     report_options.error_map = o.report;
   }
-  std::fputs(report(e, c, report_options).c_str(), stdout);
-  if (outputs.size() < 2) return c.passed() ? 0 : 1;
+  std::fputs(judgement_report(j, report_options).c_str(), stdout);
+  const bool passed = j.outcome.status == CellStatus::pass;
+  if (outputs.size() < 2) return passed ? 0 : 1;
   const Determinism d = check_determinism(e.schedule, outputs);
   std::printf("T3 determinism over %zu outputs (repeat r is the r-th --output):\n", outputs.size());
   std::fputs(determinism_report(e.schedule, d).c_str(), stdout);
-  return c.passed() && d.passed() ? 0 : 1;
+  return passed && d.passed() ? 0 : 1;
 }
 
 }  // namespace
@@ -115,20 +134,23 @@ Command add_compare(CLI::App& parent) {
                   "repeated launches: the first is judged, all must be bitwise equal (T3)")
       ->required()
       ->take_all();
-  app->add_option("--tile", o->tile, "Tile N x K of the kernel's schedule, e.g. 256x64 (default: Marlin's choice)")
+  app->add_option("--tile", o->tile,
+                  "Tile N x K of the kernel's schedule, e.g. 256x64 (default: the output file's config, else Marlin's "
+                  "choice)")
       ->check(library_tile());
-  app->add_option("--m-blocks", o->m_blocks, "16-row blocks per tile, 1..4 (default: Marlin's choice)")
+  app->add_option("--m-blocks", o->m_blocks, "16-row blocks per tile, 1..4 (default: the output file's config, else "
+                                             "Marlin's choice)")
       ->check(library_m_blocks());
   app->add_option("--sms", o->sms, "Grid size the kernel ran with (Marlin: the SM count); sets the fp16 partial "
-                                   "sums the marlin contract allows for")
-      ->check(grid_size(1))
-      ->capture_default_str();
-  app->add_option("--contract", o->contract, "Numerics contract, marlin or fp32 (default: the fixture's)");
+                                   "sums the marlin contract allows for (default: the output file's, else 1)")
+      ->check(grid_size(1));
+  app->add_option("--contract", o->contract,
+                  "Numerics contract, marlin or fp32 (default: the output file's, else the fixture's)");
   app->add_option("--schedule", o->schedule,
                   "Bounds for Marlin's striped schedule (model, with --tile, --m-blocks and --sms) or for any split of "
-                  "K into k-slices of 16 rows or more, in any order (unknown)")
-      ->check(CLI::IsMember({"model", "unknown"}))
-      ->capture_default_str();
+                  "K into k-slices of 16 rows or more, in any order (unknown) (default: what the output file declares, "
+                  "as tiles --save-output keeps it; unknown if it declares nothing)")
+      ->check(CLI::IsMember({"model", "unknown"}));
   app->add_option("--report", o->report, "Write the error map (HDF5, docs/errormap-schema.md) here");
   app->add_option("--report-elements", o->report_elements, "Elements the error map keeps values for: 'failing' (the failing tiles) or 'all' (every "
                   "tile, as the numerics notebook wants)")

@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -28,9 +30,12 @@
 #include "tilecheck/reference/error.h"
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/golden.h"
+#include "tilecheck/suite/interrupt.h"
 #include "tilecheck/suite/judge_pool.h"
 #include "tilecheck/suite/kernel_workers.h"
 #include "tilecheck/suite/recording.h"
+#include "tilecheck/suite/run_matrix.h"
+#include "tilecheck/suite/runner.h"
 #include "tilecheck/suite/summary.h"
 
 namespace tc::cli {
@@ -41,6 +46,7 @@ struct RunOptions {
   DataOptions data;
   std::string filter;  // ECMAScript regex on cell names
   std::string json;
+  std::string resume;   // a --json file of an earlier run: run only the cells it has no verdict for
   std::string error_maps = "tilecheck-errmaps";
   double errmap_budget_mb = 200;  // most megabytes of error maps one run writes
   std::string recording;  // judge this recording instead of running the kernel
@@ -50,28 +56,29 @@ struct RunOptions {
   unsigned threads = 0;    // judging threads (0: one per hardware thread)
   std::string contract = "all";  // marlin | fp32 | all
   std::string devices = "0";     // CUDA ordinals "0,1", or "all"
-  double cell_timeout = 0;       // seconds from launch to result; 0: from the problem's size
+  double cell_timeout = 0;       // the watchdog's cap, seconds from launch to result; 0: from the problem's size
+  double time_budget = 0;        // seconds for the whole run; 0: none
   int fault_limit = 3;           // consecutive faults of a configuration before its cells are skipped
-  std::string schedule;          // model | unknown; empty: what the library declares (model if nothing)
+  int hang_limit = 2;            // hangs of a configuration before its cells are skipped
+  std::string schedule;          // model | unknown; empty: what the library declares (unknown if nothing)
 };
 
 // One progress line every few seconds, so long runs show they are alive (from any thread).
 class Progress {
  public:
-  explicit Progress(std::size_t total) : total_(total), start_(std::chrono::steady_clock::now()), last_(start_) {}
-  void step(std::size_t done, const Cell& cell) {
+  Progress() : start_(std::chrono::steady_clock::now()), last_(start_) {}
+  void step(std::size_t done, std::size_t total, const Cell& cell) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto now = std::chrono::steady_clock::now();
-    if (done == total_ ? ended_ : now - last_ < std::chrono::seconds(3)) return;
-    ended_ = done == total_;
+    if (done == total ? ended_ : now - last_ < std::chrono::seconds(3)) return;
+    ended_ = done == total;
     last_ = now;
-    std::fprintf(stderr, "  [%zu/%zu] %3.0f%%  %.0f s  %s\n", done, total_, 100.0 * done / total_,
+    std::fprintf(stderr, "  [%zu/%zu] %3.0f%%  %.0f s  %s\n", done, total, 100.0 * done / std::max<std::size_t>(total, 1),
                  std::chrono::duration<double>(now - start_).count(), cell.name().c_str());
   }
 
  private:
   std::mutex mutex_;
-  std::size_t total_;
   std::chrono::steady_clock::time_point start_, last_;
   bool ended_ = false;  // the 100 % line is printed once
 };
@@ -82,33 +89,27 @@ std::optional<ScheduleKind> schedule_override(const RunOptions& o) {
   return parse_schedule_kind(o.schedule);
 }
 
-// The numerics the cells were judged under, with how many cells each.
-void print_judged_numerics(const std::vector<CellOutcome>& outcomes) {
+// The bounds that judged the library's cells, with how many cells each.
+void print_judged_numerics(const std::string& library, const std::vector<CellOutcome>& outcomes) {
   std::map<std::string, int> cells;
   for (const CellOutcome& o : outcomes)
     if (!o.numerics.empty()) ++cells[o.numerics];
-  for (const auto& [numerics, count] : cells) std::cout << "bounds: " << numerics << ": " << count << " cells\n";
+  for (const auto& [numerics, count] : cells)
+    std::cout << "bounds for " << library << ": " << numerics << ": " << count << " cells\n";
 }
 
-int finish(const Summary& summary, const std::vector<CellOutcome>& outcomes, const RunOptions& o) {
+int finish(const Summary& summary, const RunHeader& header, const std::string& json) {
   summary.print(std::cout);
-  print_judged_numerics(outcomes);
-  if (!o.json.empty()) {
-    summary.write_json(o.json);
-    std::cout << "cells written to " << o.json << "\n";
+  print_judged_numerics(header.kernel, summary.outcomes());
+  if (!json.empty()) {
+    summary.write_json(json, header);
+    std::cout << "cells written to " << json << "\n";
   }
   return summary.passed() ? 0 : 1;
 }
 
 // --errmap-budget in bytes (MB are 10^6 bytes). The option's range keeps the product inside uint64.
 std::uint64_t budget_bytes(const RunOptions& o) { return static_cast<std::uint64_t>(o.errmap_budget_mb * 1e6); }
-
-// The fixture of `case_id`, loaded (or kept) under the HDF5 lock: judges on the workers may be
-// writing error maps meanwhile.
-std::shared_ptr<const Fixture> fixture_for(SuiteRunner& runner, const std::string& case_id, std::mutex& hdf5) {
-  std::lock_guard<std::mutex> lock(hdf5);
-  return runner.shared_fixture(case_id);
-}
 
 int judge_recording(const std::string& path, const std::regex& filter, const RunOptions& o) {
   const Recording recording = read_recording(path);
@@ -122,29 +123,34 @@ int judge_recording(const std::string& path, const std::regex& filter, const Run
   const GoldenPaths golden = o.data.find().golden;
   const Catalogue catalogue = load_catalogue(golden.catalogue());
   for (const RecordedCell* r : chosen) check_recorded_cell(*r, catalogue, path);
-  SuiteRunner runner(nullptr, golden);
+  SuiteRunner fixtures(nullptr, golden);
   std::mutex hdf5;  // fixture loads here, error-map writes on the workers
   JudgePool pool(o.threads);
   ErrorMapBudget budget(budget_bytes(o));
-  Progress progress(chosen.size());
+  Progress progress;
   for (const RecordedCell* r : chosen) {
-    const std::shared_ptr<const Fixture> f = fixture_for(runner, r->cell.case_id, hdf5);
+    std::shared_ptr<const Fixture> f;
+    {
+      std::lock_guard<std::mutex> lock(hdf5);
+      f = fixtures.shared_fixture(r->cell.case_id);
+    }
     const KernelNumerics numerics = judged_numerics(r->declared, r->cell.contract, schedule_override(o));
     pool.submit(r->cell, [f, r, numerics, &o, &hdf5, &budget] {
-      return judge_cell(*f, r->cell, numerics, r->C, r->guard, o.error_maps, &hdf5, &budget);
+      return judge_cell(*f, r->cell, numerics, {r->C, r->guard, r->workspace}, o.error_maps, &hdf5, &budget);
     });
-    progress.step(pool.completed(), r->cell);
+    progress.step(pool.completed(), chosen.size(), r->cell);
   }
   Summary summary;
-  const std::vector<CellOutcome> outcomes = pool.finish();
-  for (const CellOutcome& outcome : outcomes) summary.add(outcome);
-  progress.step(chosen.size(), chosen.back()->cell);
-  return finish(summary, outcomes, o);
+  for (const CellOutcome& outcome : pool.finish()) summary.add(outcome);
+  progress.step(chosen.size(), chosen.size(), chosen.back()->cell);
+  return finish(summary, {recording.kernel, recording.variant, path, recording.device, recording.tilecheck_version},
+                o.json);
 }
 
-// The matrix for this kernel library on this device, narrowed by --reduced, --committed and --filter.
+// The matrix for this kernel library on this device, narrowed by --reduced, --committed and --filter;
+// `families` gets each case's summary column.
 std::vector<Cell> live_cells(const WorkerInfo& kernel, const GoldenPaths& paths, const std::regex& filter,
-                             const RunOptions& o) {
+                             const RunOptions& o, std::map<std::string, std::string>& families) {
   MatrixOptions m;
   m.kernel = kernel.kernel_name;
   m.variant = kernel.variant;
@@ -159,28 +165,12 @@ std::vector<Cell> live_cells(const WorkerInfo& kernel, const GoldenPaths& paths,
     entries.erase(std::remove_if(entries.begin(), entries.end(),
                                  [&](const CatalogueEntry& e) { return name(e.spec.contract) != o.contract; }),
                   entries.end());
+  for (const CatalogueEntry& e : entries) families[e.spec.id] = case_family(e.spec);
   std::vector<Cell> cells;
   for (const Cell& c : suite_cells(entries, kernel.configs, m))
     if (std::regex_search(c.name(), filter)) cells.push_back(c);
   require(!cells.empty(), "no cell of the matrix matches --filter '", o.filter, "' and --contract ", o.contract);
   return cells;
-}
-
-// A live run's outcome (on a pool worker): judged, or FAULT / ERROR when the run left nothing to
-// judge; its seconds are the kernel's run and the judging together.
-CellOutcome live_outcome(const Fixture& f, const Cell& cell, const KernelRun& r, double run_seconds,
-                         const RunOptions& o, std::mutex& hdf5, ErrorMapBudget& budget) {
-  const auto judged = std::chrono::steady_clock::now();
-  CellOutcome outcome;
-  if (judgeable(r)) {
-    outcome = judge_cell(f, cell, judged_numerics(r.declared, cell.contract, schedule_override(o)), r.C, r.guard,
-                         o.error_maps, &hdf5, &budget);
-  } else {
-    outcome = unjudged_outcome(cell, r);
-    outcome.family = case_family(f.spec);
-  }
-  outcome.seconds = run_seconds + std::chrono::duration<double>(std::chrono::steady_clock::now() - judged).count();
-  return outcome;
 }
 
 // --devices: "all", or a comma-separated list of CUDA ordinals that exist here.
@@ -209,14 +199,14 @@ std::vector<int> parse_devices(const std::string& text) {
   return devices;
 }
 
-// The cells of one case, in matrix order: a worker uploads a case's inputs once for all of them.
-std::vector<std::pair<std::size_t, std::size_t>> case_runs(const std::vector<Cell>& cells) {
-  std::vector<std::pair<std::size_t, std::size_t>> runs;
-  for (std::size_t i = 0; i < cells.size(); ++i) {
-    if (runs.empty() || cells[runs.back().first].case_id != cells[i].case_id) runs.push_back({i, i});
-    runs.back().second = i + 1;
-  }
-  return runs;
+// --resume FILE: the verdicts of an earlier run of the same library, checked to be of it.
+RunFile resumed_run(const RunOptions& o, const WorkerInfo& kernel) {
+  if (o.resume.empty()) return {};
+  RunFile earlier = read_run_json(o.resume);
+  require(earlier.header.kernel == kernel.kernel_name && earlier.header.variant == kernel.variant, "--resume ",
+          o.resume, " holds a run of ", earlier.header.kernel.empty() ? "an unnamed library" : earlier.header.kernel,
+          " (", earlier.header.variant, "), not of ", kernel.kernel_name, " (", kernel.variant, ")");
+  return earlier;
 }
 
 int run_live(const std::regex& filter, const RunOptions& o) {
@@ -227,56 +217,54 @@ int run_live(const std::regex& filter, const RunOptions& o) {
   w.devices = parse_devices(o.devices);
   w.cell_timeout = o.cell_timeout;
   w.fault_limit = o.fault_limit;
+  w.hang_limit = o.hang_limit;
   KernelWorkers workers(w);
   const WorkerInfo& kernel = workers.info();
-  const std::vector<Cell> cells = live_cells(kernel, paths, filter, o);
-  std::mutex hdf5;  // fixture loads on the feeders, error-map writes on the judges
-  JudgePool pool(o.threads);
-  ErrorMapBudget budget(budget_bytes(o));
+  MatrixRunOptions m;
+  const std::vector<Cell> cells = live_cells(kernel, paths, filter, o, m.families);
+  const RunFile earlier = resumed_run(o, kernel);
+  m.error_maps = o.error_maps;
+  m.errmap_budget_bytes = budget_bytes(o);
+  m.threads = o.threads;
+  m.schedule = schedule_override(o);
+  m.time_budget = o.time_budget;
+  m.json = o.json.empty() ? o.resume : o.json;  // a resumed file is completed in place unless --json says where
+  m.header = {kernel.kernel_name, kernel.variant, w.kernel, kernel.device, current_provenance().generator_version};
+  m.record = !o.record.empty();
+  Progress progress;
+  m.progress = [&progress](std::size_t done, std::size_t total, const Cell& cell) { progress.step(done, total, cell); };
   std::cout << "tilecheck run: " << kernel.kernel_name << " (" << kernel.variant << ") from " << w.kernel << "\n  on "
             << kernel.device << " x " << workers.slots() << " (worker processes); " << cells.size()
-            << " cells, judged on " << pool.threads() << " threads\n  numerics: "
+            << " cells, judged on " << (o.threads ? o.threads : std::max(1u, std::thread::hardware_concurrency()))
+            << " threads\n  numerics: "
             << (kernel.declares_numerics ? "declared by the library per problem (tc_plugin_numerics)"
-                                         : "not declared: each case's contract, Marlin's striped schedule")
+                                         : "not declared: each case's contract, with the bounds that hold for any "
+                                           "split of K (--schedule model assumes Marlin's striped split)")
             << (o.schedule.empty() ? "" : "; judged with --schedule " + o.schedule) << "\n";
-  Recording recording;
-  std::mutex recording_mutex;
-  Progress progress(cells.size());
-  const auto runs = case_runs(cells);
-  std::atomic<std::size_t> next_run{0};
-  // One feeder thread per device: it takes the next case, runs its cells in its worker, and hands
-  // each output to the judges.
-  const auto feed = [&](int slot) {
-    SuiteRunner fixtures(nullptr, paths);
-    for (std::size_t r = next_run++; r < runs.size(); r = next_run++) {
-      for (std::size_t i = runs[r].first; i < runs[r].second; ++i) {
-        const Cell& cell = cells[i];
-        const std::shared_ptr<const Fixture> f = fixture_for(fixtures, cell.case_id, hdf5);
-        auto run = std::make_shared<const CellRun>(workers.run(slot, cell, *f));
-        if (!o.record.empty() && run->run.status.ok()) {
-          std::lock_guard<std::mutex> lock(recording_mutex);
-          recording.cells.push_back({cell, run->run.C, run->run.guard, run->run.declared});
-        }
-        pool.submit(cell, [f, run, &cell, &o, &hdf5, &budget] {
-          return live_outcome(*f, cell, run->run, run->seconds, o, hdf5, budget);
-        });
-        progress.step(pool.completed(), cell);
-      }
-    }
-  };
-  std::vector<std::thread> feeders;
-  for (int slot = 0; slot < workers.slots(); ++slot) feeders.emplace_back(feed, slot);
-  for (std::thread& t : feeders) t.join();
-  std::vector<CellOutcome> outcomes = pool.finish();
-  // Several feeders submit in any order: report in matrix order.
-  std::unordered_map<std::string, std::size_t> order;
-  for (std::size_t i = 0; i < cells.size(); ++i) order[cells[i].name()] = i;
-  std::sort(outcomes.begin(), outcomes.end(),
-            [&](const CellOutcome& a, const CellOutcome& b) { return order[a.cell.name()] < order[b.cell.name()]; });
+  if (!o.resume.empty()) {
+    std::size_t kept = 0;
+    for (const CellOutcome& c : earlier.outcomes) kept += c.status != CellStatus::not_run;
+    std::cout << "  resuming " << o.resume << ": " << kept << " of its " << earlier.outcomes.size()
+              << " cells have a verdict and are not run again\n";
+  }
+  std::cout << std::flush;
+  MatrixRun run;
+  {
+    InterruptScope interruptible;  // SIGINT/SIGTERM: stop launching, keep what ran
+    run = run_matrix(workers, cells, paths, m, earlier.outcomes);
+  }
   Summary summary;
-  for (const CellOutcome& outcome : outcomes) summary.add(outcome);
-  progress.step(cells.size(), cells.back());
+  for (const CellOutcome& outcome : run.outcomes) summary.add(outcome);
+  if (run.interrupted)
+    std::cout << "tilecheck run: interrupted (signal " << interrupt_signal() << "): the cells not reached are "
+              << "\"not run\"; `tilecheck run --resume " << (m.json.empty() ? "<--json file>" : m.json)
+              << "` runs them\n";
+  if (run.out_of_time)
+    std::cout << "tilecheck run: the time budget (" << o.time_budget << " s) was spent: the cells not reached are "
+              << "\"not run\"\n";
   if (!o.record.empty()) {
+    Recording recording;
+    recording.cells = std::move(run.recorded);
     recording.device = kernel.device;
     recording.kernel = kernel.kernel_name;
     recording.variant = kernel.variant;
@@ -284,7 +272,13 @@ int run_live(const std::regex& filter, const RunOptions& o) {
     write_recording(recording, o.record);
     std::cout << "recorded " << recording.cells.size() << " outputs to " << o.record << "\n";
   }
-  return finish(summary, outcomes, o);
+  const int code = finish(summary, m.header, m.json);
+  if (run.interrupted) {  // end as the signal would have, now that the results are kept
+    std::cout.flush();
+    std::fflush(nullptr);
+    std::raise(interrupt_signal());
+  }
+  return code;
 }
 
 }  // namespace
@@ -298,7 +292,12 @@ Command add_run(CLI::App& parent) {
   app->add_option("--kernel", o->kernel, "Kernel plugin library (tilecheck/kernel/plugin.h)")->default_str(kDefaultKernelHelp);
   o->data.add_to(app);
   app->add_option("--filter", o->filter, "Only cells whose name matches this regex, e.g. 'm2n16k4g8_.*_sms7$'");
-  app->add_option("--json", o->json, "Write every cell's outcome to this JSON file");
+  app->add_option("--json", o->json,
+                  "Write every cell's outcome to this JSON file, rewritten as cells finish (an interrupted run keeps "
+                  "what ran; cells without a verdict say \"not run\")");
+  app->add_option("--resume", o->resume,
+                  "Run only the cells this earlier --json file has no verdict for, and report them all together "
+                  "(the file is completed in place unless --json names another)");
   app->add_option("--errmaps", o->error_maps, "Directory for the error maps of failing cells ('' for none)")
       ->capture_default_str();
   app->add_option("--errmap-budget", o->errmap_budget_mb,
@@ -320,8 +319,14 @@ Command add_run(CLI::App& parent) {
   app->add_option("--devices", o->devices, "GPUs to run on, one worker process each: 'all' or ordinals like '0,1'")
       ->capture_default_str();
   app->add_option("--cell-timeout", o->cell_timeout,
-                  "Seconds a cell may run from launch to result before it is a HANG (0: 30 s plus the multiply-adds "
-                  "at 0.1 TFLOP/s)")
+                  "Most seconds a cell may run from launch to result before it is a HANG (0: 30 s plus the "
+                  "multiply-adds at 0.1 TFLOP/s). The watchdog adapts below it: max(2 s, 20 x what the "
+                  "configuration's completed cells predict at the cell's size)")
+      ->check(timeout_seconds(true))
+      ->capture_default_str();
+  app->add_option("--time-budget", o->time_budget,
+                  "Seconds for the whole run: no cell is launched after them, and those left are \"not run: the time "
+                  "budget ... was spent\" (0: no budget)")
       ->check(timeout_seconds(true))
       ->capture_default_str();
   add_schedule_option(app, &o->schedule);
@@ -329,10 +334,17 @@ Command add_run(CLI::App& parent) {
                   "Consecutive FAULT/HANG cells of one configuration after which its other cells are not run")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
+  app->add_option("--hang-limit", o->hang_limit,
+                  "HANG cells of one configuration (consecutive or not) after which its other cells are not run")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   app->footer(
       "Each kernel runs in worker processes: a cell that faults, crashes or hangs is FAULT or HANG and the run goes "
-      "on. A cell the library does not implement (TC_ERR_UNSUPPORTED) is n/a, never a failure.\n"
-      "Exit status: 0 every cell that ran passed; 1 any FAIL, FAULT, HANG or ERROR; 2 bad input.");
+      "on. A cell the library does not implement (TC_ERR_UNSUPPORTED) is n/a, never a failure. After every cell the "
+      "workspace's locks must be zero again (docs/plugin.md).\n"
+      "SIGINT/SIGTERM stop the run cleanly: the summary of what ran is printed, --json keeps it, --resume finishes it.\n"
+      "Exit status: 0 every cell ran and passed; 1 any FAIL, FAULT, HANG, ERROR or cell not run; 2 bad input; "
+      "killed by the signal after an interruption.");
   return {app, [o] {
             require(o->errmap_budget_mb >= 0, "--errmap-budget ", o->errmap_budget_mb,
                     ": expected megabytes from 0 to 1e9");
@@ -341,18 +353,28 @@ Command add_run(CLI::App& parent) {
             paths.input("--recording", o->recording).input("--kernel", o->kernel)
                 .input("the committed recording", data.recordings_dir + "/h200.h5");
             paths.fixtures(data.golden);
-            paths.output_file("--json", o->json).output_file("--record", o->record).output_dir("--errmaps", o->error_maps);
+            paths.input("--resume", o->resume);
+            if (o->resume.empty() || (!o->json.empty() && o->json != o->resume)) paths.output_file("--json", o->json);
+            paths.output_file("--record", o->record).output_dir("--errmaps", o->error_maps);
             paths.check();
+            if (!o->resume.empty() && (o->json.empty() || o->json == o->resume)) {  // completed in place
+              const std::string dir = std::filesystem::path(o->resume).parent_path().string();
+              require_writable_directory("--resume", o->resume, dir.empty() ? "." : dir);
+            }
             std::regex filter;
             try {
               filter = std::regex(o->filter);
             } catch (const std::regex_error& e) {
               throw Error(cat("--filter '", o->filter, "' is not a valid regular expression: ", e.what()));
             }
-            if (!o->recording.empty()) return judge_recording(o->recording, filter, *o);
+            if (!o->recording.empty()) {
+              require(o->resume.empty(), "--resume continues a live run; it does not apply to --recording");
+              return judge_recording(o->recording, filter, *o);
+            }
             const std::string why = gpu_unavailable_reason();
             if (!why.empty()) {
               require(o->record.empty(), "--record needs a GPU (", why, ")");
+              require(o->resume.empty(), "--resume needs a GPU to run the cells left (", why, ")");
               std::cout << "tilecheck run: no GPU here (" << why << ").\n"
                         << "Judging the committed recording of an H200 run instead, through the same comparator.\n";
               return judge_recording(o->data.find().recordings_dir + "/h200.h5", filter, *o);

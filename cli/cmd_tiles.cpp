@@ -45,6 +45,7 @@ struct TilesOptions {
   std::string tile;      // "R,C"; empty: the worst tile
   std::string output;    // an output file of any kernel (dataset C)
   std::string recording; // or a recording holding the cell
+  std::string save_output;  // write the cell's output (C, guard band, declaration, workspace) for `compare`
   std::string kernel;      // empty: default_kernel_library()
   std::string repro;     // directory for the tile's repro fixture
   std::string report;    // error map of the whole comparison
@@ -67,7 +68,11 @@ std::pair<int, int> parse_tile(const std::string& text) {
 RecordedCell recorded_cell(const std::string& path, const Cell& want) {
   const Recording r = read_recording(path);
   for (const RecordedCell& c : r.cells)
-    if (c.cell.case_id == want.case_id && c.cell.config == want.config && c.cell.sms == want.sms) return c;
+    if (c.cell.case_id == want.case_id && c.cell.config == want.config && c.cell.sms == want.sms) {
+      RecordedCell found = c;
+      found.cell = want;
+      return found;
+    }
   throw Error(cat(path, " has no cell for case ", want.case_id, ", config ", name(want.config), ", sms ", want.sms,
                   " (", r.cells.size(), " cells recorded)"));
 }
@@ -136,16 +141,17 @@ void print_tile(const Expectation& e, const Comparison& c, const TileInfo& t, co
 // The tile's rows of A and columns of the weights (every K), with the reference recomputed: a case
 // small enough to run under a debugger, and the tile's output to judge against it.
 void write_repro(const std::string& dir, const Fixture& f, const Comparison& c, const TileInfo& t, int sms,
-                 const TileConfig& config) {
+                 const TileConfig& config, const KernelNumerics& numerics) {
   std::filesystem::create_directories(dir);
   const Fixture repro =
       cut_fixture(f, {t.row0, t.rows, t.col0, t.cols}, cat(f.spec.id, "_tile", t.tile_row, "_", t.tile_col));
   const std::string& id = repro.spec.id;
   const std::string fixture = dir + "/" + id + ".h5", output = dir + "/" + id + "_output.h5";
   write_fixture(repro, fixture);
-  h5::write_file_atomically(output, [&](h5::File& file) {
-    h5::write_half_matrix(file, "C", c.got.block(t.row0, t.col0, t.rows, t.cols));
-  });
+  RecordedCell tile;  // judged by `compare` under the numerics this cell was judged by
+  tile.C = c.got.block(t.row0, t.col0, t.rows, t.cols);
+  tile.declared = numerics;
+  h5::write_file_atomically(output, [&](h5::File& file) { write_cell_output(file, tile); });
   const std::string command = cat("tilecheck compare --fixture ", fixture, " --output ", output, " --tile ",
                                   config.tile_n(), "x", config.tile_k(), " --m-blocks ", config.m_blocks, " --sms 1");
   std::ostringstream text;
@@ -181,7 +187,8 @@ int run_tiles(const TilesOptions& o) {
   const GoldenPaths paths = o.data.find().golden;
   PathPlan plan;
   plan.fixtures(paths).input("--output", o.output).input("--recording", o.recording);
-  plan.output_file("--report", o.report).output_dir("--repro", o.repro).check();
+  plan.output_file("--report", o.report).output_file("--save-output", o.save_output).output_dir("--repro", o.repro);
+  plan.check();
   if (o.bisect) {
     const std::string why = gpu_unavailable_reason();
     require(why.empty(), "--bisect runs the dump variant of the kernel and needs a GPU (", why, ")");
@@ -206,44 +213,54 @@ int run_tiles(const TilesOptions& o) {
     require(o.sms >= 1, "--sms ", o.sms, ": give the grid size the output was made with (at least 1)");
     cell.sms = o.sms;
   }
-  SuiteRunner runner(nullptr, paths);
-  const Fixture& f = runner.fixture(o.case_id);
+  SuiteRunner fixtures(nullptr, paths);
+  const Fixture& f = fixtures.fixture(o.case_id);
   cell.contract = o.contract.empty() ? f.spec.contract : parse_contract(o.contract);
   validate_config(cell.config, f.spec.shape);
 
-  HalfMatrix C;
-  std::optional<KernelNumerics> declared;  // by the library, live or recorded
+  RecordedCell got;  // what the kernel left: output, guard band, declaration, workspace finding
+  got.cell = cell;
   if (!o.output.empty()) {
-    C = h5::read_half_matrix(h5::File::open(o.output), "C", f.spec.shape.M, f.spec.shape.N);
+    read_cell_output(h5::File::open(o.output), got, f.spec.shape.M, f.spec.shape.N);
   } else if (!o.recording.empty()) {
-    RecordedCell recorded = recorded_cell(o.recording, cell);
-    C = std::move(recorded.C);
-    declared = recorded.declared;
+    got = recorded_cell(o.recording, cell);
   } else {
     // A fault, crash or hang ends only the worker, and is the cell's verdict (exit 1); a cell the
     // library does not implement is bad input (exit 2).
     KernelRun r = workers->run(0, cell, f).run;
     require(r.status.status != TC_ERR_UNSUPPORTED && r.status.status != TC_ERR_INVALID_ARGUMENT,
             "the kernel library refuses this cell (", name(cell.config), ", sms ", cell.sms, "): ", r.status.message);
-    if (!r.status.ok()) {  // FAULT, HANG, or the library refused the launch
-      std::printf("%s %s: %s\n", r.hang ? "HANG" : r.fault ? "FAULT" : "ERROR", name(cell.config).c_str(),
-                  r.status.message.c_str());
+    if (!judgeable(r)) {  // FAULT, HANG, or the library refused the launch
+      const CellOutcome u = unjudged_outcome(cell, r);
+      std::printf("%s %s: %s\n", name(u.status), name(cell.config).c_str(), u.message.c_str());
       return 1;
     }
-    C = std::move(r.C);
-    declared = r.declared;
+    got = {cell, std::move(r.C), std::move(r.guard), r.declared, r.workspace};
+  }
+  if (!o.save_output.empty()) {
+    h5::write_file_atomically(o.save_output, [&](h5::File& file) {
+      write_cell_output(file, got);
+      h5::write_string_attribute(file, "config", name(cell.config));  // compare's defaults for the schedule
+      h5::write_int_attribute(file, "sms", cell.sms);
+      h5::write_string_attribute(file, "contract", std::string(name(cell.contract)));
+    });
+    std::printf("output saved to %s (judge it again: tilecheck compare --fixture %s --output %s)\n",
+                o.save_output.c_str(), o.case_id.c_str(), o.save_output.c_str());
   }
   const std::optional<ScheduleKind> schedule =
       o.schedule.empty() ? std::nullopt : std::optional<ScheduleKind>(parse_schedule_kind(o.schedule));
-  const Expectation e = make_expectation(f, cell.contract, judged_numerics(declared, cell.contract, schedule),
-                                         make_schedule(f.spec.shape, cell.config, cell.sms), o.case_id);
-  const Comparison c = compare(e, C);
+  const KernelNumerics numerics = judged_numerics(got.declared, cell.contract, schedule);
+  const Judgement j = judge(make_expectation(f, cell.contract, numerics,
+                                             make_schedule(f.spec.shape, cell.config, cell.sms), o.case_id),
+                            cell, case_family(f.spec), {got.C, got.guard, got.workspace});
+  const Expectation& e = j.expectation;
+  const Comparison& c = j.comparison;
   ReportOptions options;
   if (!o.report.empty()) {
     write_error_map(o.report, e, c, {parse_error_map_elements(o.report_elements)});
     options.error_map = o.report;
   }
-  std::fputs(report(e, c, options).c_str(), stdout);
+  std::fputs(judgement_report(j, options).c_str(), stdout);
 
   int index = worst_tile(c);
   if (!o.tile.empty()) {
@@ -254,9 +271,9 @@ int run_tiles(const TilesOptions& o) {
   }
   const TileInfo& tile = e.grid.tiles[index];
   print_tile(e, c, tile, to_double(dequantize(e.w)));
-  if (!o.repro.empty()) write_repro(o.repro, f, c, tile, cell.sms, cell.config);
+  if (!o.repro.empty()) write_repro(o.repro, f, c, tile, cell.sms, cell.config, e.numerics);
   if (o.bisect) run_bisect(o, f, e, cell, tile);
-  return c.passed() ? 0 : 1;
+  return j.outcome.status == CellStatus::pass ? 0 : 1;
 }
 
 }  // namespace
@@ -268,9 +285,9 @@ Command add_tiles(CLI::App& parent) {
   auto o = std::make_shared<TilesOptions>();
   app->add_option("--case", o->case_id, "Catalogue case id")->required();
   app->add_option("--config", o->config, "Kernel configuration, e.g. m1n8k8gcol")->required();
-  app->add_option("--contract", o->contract, "marlin or fp32 (default: the case's)");
   app->add_option("--sms", o->sms, "Grid size (required with --output or --recording; live default: all SMs)")
       ->check(grid_size(0));
+  app->add_option("--contract", o->contract, "marlin or fp32 (default: the case's)");
   app->add_option("--tile", o->tile, "Tile to detail, R,C (default: the worst)");
   CLI::Option* output =
       app->add_option("--output", o->output, "Output of any kernel: HDF5 dataset C, float16, (M, N) (docs/compare.md)");
@@ -283,6 +300,9 @@ Command add_tiles(CLI::App& parent) {
       ->default_str(kDefaultKernelHelp);
   app->add_option("--repro", o->repro, "Write the tile's repro fixture, output and command into this directory");
   app->add_option("--report", o->report, "Write the error map of the whole comparison here");
+  app->add_option("--save-output", o->save_output,
+                  "Write the cell's output here (HDF5: C, the guard band, the library's declaration, the workspace "
+                  "check), which `tilecheck compare --output` judges to the same verdict");
   app->add_option("--report-elements", o->report_elements, "Elements the error map keeps values for: 'failing' (the failing tiles) or 'all' (every "
                   "tile, as the numerics notebook wants)")
       ->check(CLI::IsMember({"failing", "all"}))

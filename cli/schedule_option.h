@@ -10,8 +10,8 @@ namespace tc::cli {
 inline void add_schedule_option(CLI::App* app, std::string* schedule) {
   app->add_option("--schedule", *schedule,
                   "Judge with the bounds of this schedule: model (Marlin's striped split) or unknown (any split of K "
-                  "into k-slices of at least the declared depth, else 16 rows) (default: what the library declares, "
-                  "model if nothing)")
+                  "into k-slices of at least the declared depth, else 16 rows) (default: what the library declares; "
+                  "unknown if it declares nothing)")
       ->check(CLI::IsMember({"model", "unknown"}));
 }
 

@@ -57,7 +57,7 @@ seconds() { echo $(( $(date +%s) - $1 )); }
 t0=$(date +%s)
 externals=""
 if [ "$kit" = 1 ]; then
-  for k in trap hang unsupported wrong_tile crash; do externals="$externals;$PWD/build/gpu/kernel/libtc_kit_$k.so"; done
+  for k in trap hang unsupported wrong_tile crash dirty_lock scratch_reader row_past_m; do externals="$externals;$PWD/build/gpu/kernel/libtc_kit_$k.so"; done
 fi
 cmake --preset gpu "-DTC_MUTANT_LIST=${mutants// /;}" "-DTC_DUMP_MUTANT_LIST=${dump_mutants// /;}" \
   "-DTC_IST_MARLIN_SRC=$ist_marlin" "-DTC_EXTERNAL_KERNELS=${externals#;}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }

@@ -17,7 +17,7 @@ extern char** environ;
 
 namespace tc {
 
-SpawnedChild spawn_child(const std::vector<std::string>& argv, bool with_stdin) {
+SpawnedChild spawn_child(const std::vector<std::string>& argv, bool with_stdin, bool own_process_group) {
   int in[2] = {-1, -1}, out[2], err[2];
   require((!with_stdin || ::pipe2(in, O_CLOEXEC) == 0) && ::pipe2(out, O_CLOEXEC) == 0 &&
               ::pipe2(err, O_CLOEXEC) == 0,
@@ -31,8 +31,15 @@ SpawnedChild spawn_child(const std::vector<std::string>& argv, bool with_stdin) 
   std::vector<char*> c_args;
   for (std::string& a : args) c_args.push_back(a.data());
   c_args.push_back(nullptr);
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  if (own_process_group) {
+    posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attributes, 0);
+  }
   SpawnedChild child;
-  const int spawned = ::posix_spawn(&child.pid, args[0].c_str(), &actions, nullptr, c_args.data(), environ);
+  const int spawned = ::posix_spawn(&child.pid, args[0].c_str(), &actions, &attributes, c_args.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (with_stdin) ::close(in[0]);
   ::close(out[1]), ::close(err[1]);

@@ -1,5 +1,6 @@
 #include "tilecheck/suite/device_case.h"
 
+#include <algorithm>
 #include <cstring>
 #include <utility>
 #include <vector>
@@ -114,6 +115,65 @@ void Workspace::reserve(std::size_t bytes) {
   buffer_.zero();
 }
 
+void Workspace::poison_scratch(const WorkspaceLayout& layout) {
+  if (layout.scratch_bytes == 0) return;
+  TC_CHECK_CUDA(cudaMemset(static_cast<char*>(buffer_.get()) + layout.scratch_offset, kScratchPoison,
+                           layout.scratch_bytes));
+  TC_CHECK_CUDA(cudaDeviceSynchronize());  // ordered before a launch on any stream
+}
+
+namespace {
+
+// The first non-zero 32-bit word of `bytes` (read at `offset` of the workspace), as a lock of the
+// layout, with how many words are non-zero; "" when all are zero.
+std::string dirty_locks(const std::vector<unsigned char>& bytes, std::size_t offset, const WorkspaceLayout& l) {
+  std::size_t first = bytes.size(), words = 0;
+  for (std::size_t b = 0; b < bytes.size(); b += 4) {
+    bool dirty = false;
+    for (std::size_t i = b; i < std::min(b + 4, bytes.size()); ++i) dirty = dirty || bytes[i] != 0;
+    if (!dirty) continue;
+    ++words;
+    if (first == bytes.size()) first = b;
+  }
+  if (words == 0) return {};
+  std::int32_t value = 0;
+  std::memcpy(&value, bytes.data() + first, std::min<std::size_t>(4, bytes.size() - first));
+  const std::size_t at = offset + first;
+  const bool lock = at >= l.lock_offset && at < l.lock_offset + l.lock_bytes;
+  std::string where = lock ? cat("lock ", (at - l.lock_offset) / 4, " (workspace byte ", at, ")")
+                           : cat("workspace byte ", at, " (neither lock nor scratch: treated as a lock)");
+  std::string text = cat("workspace: ", where, " left at ", value, "; ", words, " non-zero 32-bit word",
+                         words == 1 ? "" : "s", " outside the scratch after the launch");
+  if (!l.declared)
+    text += " (the library declares no workspace layout, so all of it is locks: tc_plugin_workspace_layout, "
+            "docs/plugin.md)";
+  return text;
+}
+
+}  // namespace
+
+std::string Workspace::settle(const WorkspaceLayout& layout, std::size_t used) {
+  // The bytes that must be zero again: [0, used) less the scratch (at most two ranges).
+  const std::size_t scratch_end = layout.scratch_offset + layout.scratch_bytes;
+  const std::pair<std::size_t, std::size_t> ranges[2] = {
+      {0, layout.scratch_bytes ? std::min(layout.scratch_offset, used) : used},
+      {layout.scratch_bytes ? std::min(scratch_end, used) : used, used}};
+  std::string found;
+  char* base = static_cast<char*>(buffer_.get());
+  for (const auto& [begin, end] : ranges) {
+    if (end <= begin) continue;
+    std::vector<unsigned char> bytes(end - begin);
+    buffer_.download(bytes.data(), bytes.size(), begin);
+    const std::string dirty = dirty_locks(bytes, begin, layout);
+    if (dirty.empty()) continue;
+    if (found.empty()) found = dirty;
+    TC_CHECK_CUDA(cudaMemset(base + begin, 0, end - begin));
+  }
+  if (layout.scratch_bytes) TC_CHECK_CUDA(cudaMemset(base + layout.scratch_offset, 0, layout.scratch_bytes));
+  TC_CHECK_CUDA(cudaDeviceSynchronize());
+  return found;
+}
+
 DeviceCase::DeviceCase(const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales_marlin, int group,
                        Contract contract)
     : M_(static_cast<int>(A.rows())),
@@ -180,7 +240,20 @@ KernelRun DeviceCase::collect(const Launch& l, const RunResult& launched) {
 }
 
 KernelRun DeviceCase::run(const KernelPlugin& kernel, const Launch& l, Workspace& ws) {
-  KernelRun out = collect(l, launch(kernel, l, ws));
+  if (context_lost) return collect(l, launch(kernel, l, ws));  // reports the lost context
+  std::size_t need = 0;
+  const RunResult sized = kernel.workspace_size(problem(l, ws), need);
+  if (!sized.ok()) return collect(l, sized);
+  ws.reserve(need);
+  WorkspaceLayout layout;
+  const RunResult laid = kernel.workspace_layout(problem(l, ws), need, layout);
+  if (!laid.ok()) return collect(l, laid);
+  ws.poison_scratch(layout);
+  poison();
+  KernelRun out = collect(l, kernel.run(problem(l, ws)));
+  // A launch that faulted lost the context (nothing to check); any other outcome, a refusal too,
+  // leaves the workspace zero for the next cell.
+  if (!out.fault) out.workspace = ws.settle(layout, need);
   // A library that declares its numerics is asked for this problem's once it has run (so that a
   // launch it refuses is reported in its own words, as from any library): a refusal or a bad
   // declaration then replaces the output as the cell's outcome.

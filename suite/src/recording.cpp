@@ -5,12 +5,14 @@
 
 namespace tc {
 
-// Version 3 adds a cell's declared numerics (attributes numerics_*), and is written only when a
+// Version 4 adds what the workspace check found after a cell's launch (attribute workspace, only
+// where it found something, and the version only then); version 3 adds a cell's declared numerics (attributes numerics_*), and is written only when a
 // cell has them, so that a recording without them stays readable by a tilecheck that knows version
 // 2 (which would judge declared cells by their contract, wrongly); version 2 names a cell's kernel
 // variant "variant"; version 1 called it "order" (the fetch order that was the only variant then).
 // All are read: the committed recordings are version 1.
-constexpr std::int64_t kRecordingSchema = 3;
+constexpr std::int64_t kRecordingSchema = 4;
+constexpr std::int64_t kDeclaredRecordingSchema = 3;
 constexpr std::int64_t kUndeclaredRecordingSchema = 2;
 constexpr std::int64_t kOldestRecordingSchema = 1;
 
@@ -44,11 +46,40 @@ std::optional<KernelNumerics> read_declared(const h5::Node& cell) {
 
 }  // namespace
 
+void write_cell_output(const h5::Node& g, const RecordedCell& c) {
+  h5::write_int_attribute(g, "guard_cells", c.guard.cells);
+  h5::write_half_matrix(g, "C", c.C);
+  RowMatrix<std::int32_t> written(static_cast<Eigen::Index>(c.guard.written.size()), 3);
+  for (std::size_t k = 0; k < c.guard.written.size(); ++k)
+    written.row(k) << c.guard.written[k].row, c.guard.written[k].col, c.guard.written[k].bits;
+  h5::write_matrix(g, "guard_written", written);
+  if (c.declared) write_declared(g, *c.declared);
+  if (!c.workspace.empty()) h5::write_string_attribute(g, "workspace", c.workspace);
+}
+
+void read_cell_output(const h5::Node& g, RecordedCell& c, int M, int N) {
+  c.C = h5::read_half_matrix(g, "C", M, N);
+  if (h5::has_attribute(g, "guard_cells")) {
+    c.guard.cells = h5::read_int_attribute(g, "guard_cells");
+    const RowMatrix<std::int32_t> written = h5::read_matrix<std::int32_t>(g, "guard_written", -1, 3);
+    for (Eigen::Index k = 0; k < written.rows(); ++k)
+      c.guard.written.push_back({written(k, 0), written(k, 1), static_cast<half_bits>(written(k, 2))});
+  }
+  if (h5::has_attribute(g, "workspace")) c.workspace = h5::read_string_attribute(g, "workspace");
+  c.declared = read_declared(g);
+}
+
 void write_recording(const Recording& r, const std::string& path) {
   h5::write_file_atomically(path, [&](h5::File& file) {
-    bool declared = false;
-    for (const RecordedCell& c : r.cells) declared = declared || c.declared.has_value();
-    h5::write_int_attribute(file, "recording_schema_version", declared ? kRecordingSchema : kUndeclaredRecordingSchema);
+    bool declared = false, workspace = false;
+    for (const RecordedCell& c : r.cells) {
+      declared = declared || c.declared.has_value();
+      workspace = workspace || !c.workspace.empty();
+    }
+    h5::write_int_attribute(file, "recording_schema_version",
+                            workspace  ? kRecordingSchema
+                            : declared ? kDeclaredRecordingSchema
+                                       : kUndeclaredRecordingSchema);
     h5::write_string_attribute(file, "device", r.device);
     h5::write_string_attribute(file, "kernel", r.kernel);
     h5::write_string_attribute(file, "variant", r.variant);
@@ -62,13 +93,7 @@ void write_recording(const Recording& r, const std::string& path) {
       h5::write_string_attribute(g, "contract", std::string(name(c.cell.contract)));
       h5::write_string_attribute(g, "variant", c.cell.variant);
       h5::write_int_attribute(g, "sms", c.cell.sms);
-      h5::write_int_attribute(g, "guard_cells", c.guard.cells);
-      h5::write_half_matrix(g, "C", c.C);
-      RowMatrix<std::int32_t> written(static_cast<Eigen::Index>(c.guard.written.size()), 3);
-      for (std::size_t k = 0; k < c.guard.written.size(); ++k)
-        written.row(k) << c.guard.written[k].row, c.guard.written[k].col, c.guard.written[k].bits;
-      h5::write_matrix(g, "guard_written", written);
-      if (c.declared) write_declared(g, *c.declared);
+      write_cell_output(g, c);
     }
   });
 }
@@ -92,13 +117,9 @@ Recording read_recording(const std::string& path) {
     c.cell.contract = parse_contract(h5::read_string_attribute(g, "contract"));
     c.cell.variant = read_cell_variant(g);
     c.cell.sms = static_cast<int>(h5::read_int_attribute(g, "sms"));
-    c.guard.cells = h5::read_int_attribute(g, "guard_cells");
-    c.C = h5::read_half_matrix(g, "C");
-    const RowMatrix<std::int32_t> written = h5::read_matrix<std::int32_t>(g, "guard_written", -1, 3);
-    for (Eigen::Index k = 0; k < written.rows(); ++k)
-      c.guard.written.push_back({written(k, 0), written(k, 1), static_cast<half_bits>(written(k, 2))});
+    require(h5::has_attribute(g, "guard_cells"), path, ": cell ", i, " has no attribute guard_cells");
     try {
-      c.declared = read_declared(g);
+      read_cell_output(g, c);
     } catch (const Error& e) {
       throw Error(cat(path, ": cell ", i, ": ", e.what()));
     }

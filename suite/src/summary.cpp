@@ -4,16 +4,13 @@
 #include <cstdio>
 #include <map>
 
-#include <nlohmann/json.hpp>
-
-#include "tilecheck/fixtures/atomic_write.h"
 #include "tilecheck/reference/error.h"
 
 namespace tc {
 namespace {
 
 struct Aggregate {
-  int cells = 0, fail = 0, fault = 0, hang = 0, not_applicable = 0, error = 0;
+  int cells = 0, fail = 0, fault = 0, hang = 0, not_applicable = 0, error = 0, not_run = 0;
   std::int32_t worst_ulp = 0;
   double worst_utilization = 0;
 };
@@ -24,6 +21,7 @@ std::string describe(const Aggregate& a) {
   if (a.hang) return cat("HANG ", a.hang);
   if (a.error) return cat("ERROR ", a.error);
   if (a.fail) return cat("FAIL ", a.fail, "/", a.cells);
+  if (a.not_run) return cat("not run ", a.not_run);
   if (a.not_applicable == a.cells) return "n/a";
   char text[32];
   std::snprintf(text, sizeof text, "pass %d/%.2f", a.worst_ulp, a.worst_utilization);
@@ -48,6 +46,7 @@ void Summary::print(std::ostream& out, std::size_t max_listed) const {
     a.hang += o.status == CellStatus::hang;
     a.not_applicable += o.status == CellStatus::not_applicable;
     a.error += o.status == CellStatus::error;
+    a.not_run += o.status == CellStatus::not_run;
     a.worst_ulp = std::max(a.worst_ulp, o.worst_ulp);
     a.worst_utilization = std::max(a.worst_utilization, o.worst_utilization);
   }
@@ -71,18 +70,23 @@ void Summary::print(std::ostream& out, std::size_t max_listed) const {
     out << "\n";
   }
   out << "(cells: pass <worst |ULP|>/<worst bound utilisation>; FAIL n/m; FAULT n; HANG n; n/a: not implemented "
-         "by the library; - none)\n";
-  const int failing = static_cast<int>(outcomes_.size()) - count(CellStatus::pass) - count(CellStatus::not_applicable);
+         "by the library; not run n: no verdict; - none)\n";
+  const int listable = static_cast<int>(outcomes_.size()) - count(CellStatus::pass) -
+                       count(CellStatus::not_applicable) - count(CellStatus::not_run);
   out << outcomes_.size() << " cells: " << count(CellStatus::pass) << " pass, " << count(CellStatus::fail)
       << " fail, " << count(CellStatus::fault) << " fault, " << count(CellStatus::hang) << " hang, "
-      << count(CellStatus::not_applicable) << " n/a, " << count(CellStatus::error) << " error\n";
-  print_not_applicable(out);
+      << count(CellStatus::not_applicable) << " n/a, " << count(CellStatus::error) << " error";
+  if (count(CellStatus::not_run) > 0) out << ", " << count(CellStatus::not_run) << " not run";
+  out << "\n";
+  print_reasons(out, CellStatus::not_applicable, "n/a");
+  print_reasons(out, CellStatus::not_run, "not run");
   print_error_maps(out);
   std::size_t listed = 0;
   for (const CellOutcome& o : outcomes_) {
-    if (o.status == CellStatus::pass || o.status == CellStatus::not_applicable) continue;
+    if (o.status == CellStatus::pass || o.status == CellStatus::not_applicable || o.status == CellStatus::not_run)
+      continue;
     if (listed++ == max_listed) {
-      out << "  ... and " << failing - static_cast<int>(max_listed) << " more (see --json)\n";
+      out << "  ... and " << listable - static_cast<int>(max_listed) << " more (see --json)\n";
       break;
     }
     out << "  " << name(o.status) << " " << o.cell.name() << ": " << o.message;
@@ -108,51 +112,21 @@ void Summary::print_error_maps(std::ostream& out) const {
   out << "\n";
 }
 
-void Summary::print_not_applicable(std::ostream& out) const {
-  std::map<std::string, int> reasons;  // the library's words, and how many cells it said them for
+void Summary::print_reasons(std::ostream& out, CellStatus status, const char* label) const {
+  std::map<std::string, int> reasons;  // the words, and how many cells they were said for
   for (const CellOutcome& o : outcomes_)
-    if (o.status == CellStatus::not_applicable) ++reasons[o.message];
-  for (const auto& [reason, cells] : reasons) out << "  n/a " << cells << " cells: " << reason << "\n";
+    if (o.status == status) ++reasons[o.message];
+  for (const auto& [reason, cells] : reasons) out << "  " << label << " " << cells << " cells: " << reason << "\n";
 }
 
 bool Summary::passed() const {
-  return count(CellStatus::fail) + count(CellStatus::fault) + count(CellStatus::hang) + count(CellStatus::error) == 0;
+  return count(CellStatus::fail) + count(CellStatus::fault) + count(CellStatus::hang) + count(CellStatus::error) +
+             count(CellStatus::not_run) ==
+         0;
 }
 
-void Summary::write_json(const std::string& path) const {
-  nlohmann::json cells = nlohmann::json::array();
-  for (const CellOutcome& o : outcomes_) {
-    cells.push_back({{"cell", o.cell.name()},
-                     {"case", o.cell.case_id},
-                     {"config", name(o.cell.config)},
-                     {"contract", std::string(name(o.cell.contract))},
-                     {"variant", o.cell.variant},
-                     {"sms", o.cell.sms},
-                     {"family", o.family},
-                     {"status", name(o.status)},
-                     {"worst_ulp", o.worst_ulp},
-                     {"worst_utilization", o.worst_utilization},
-                     {"seconds", o.seconds},
-                     {"message", o.message},
-                     {"tiers", o.tiers},
-                     {"numerics", o.numerics},
-                     {"hints", o.hints},
-                     {"bound", o.counts.bound},
-                     {"nonfinite", o.counts.nonfinite},
-                     {"unwritten", o.counts.unwritten},
-                     {"guard", o.counts.guard},
-                     {"not_exact", o.counts.not_exact},
-                     {"error_map", o.error_map},
-                     {"error_map_skipped", o.error_map_skipped}});
-  }
-  const nlohmann::json doc = {{"cells", cells},
-                              {"pass", count(CellStatus::pass)},
-                              {"fail", count(CellStatus::fail)},
-                              {"fault", count(CellStatus::fault)},
-                              {"hang", count(CellStatus::hang)},
-                              {"n/a", count(CellStatus::not_applicable)},
-                              {"error", count(CellStatus::error)}};
-  write_text_atomically(path, doc.dump(1) + "\n");
+void Summary::write_json(const std::string& path, const RunHeader& header) const {
+  write_run_json(path, {header, count(CellStatus::not_run) == 0, outcomes_});
 }
 
 }  // namespace tc

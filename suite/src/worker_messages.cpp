@@ -108,6 +108,7 @@ Message encode_result(const KernelRun& r) {
   m.put<std::int64_t>(static_cast<std::int64_t>(r.guard.written.size()));
   for (const GuardCell& g : r.guard.written) m.put(g);
   put_numerics(m, r.declared);
+  m.put_string(r.workspace);
   return m;
 }
 
@@ -122,6 +123,7 @@ KernelRun decode_result(Message& m) {
   require(written >= 0, "worker message: ", written, " guard cells");
   for (std::int64_t i = 0; i < written; ++i) r.guard.written.push_back(m.get<GuardCell>());
   r.declared = get_numerics(m);
+  r.workspace = m.get_string();
   return r;
 }
 

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "tilecheck/reference/error.h"
+#include "tilecheck/suite/interrupt.h"
 
 namespace tc::worker {
 namespace {
@@ -38,9 +39,11 @@ void keep_tail(std::string& tail, const char* data, std::size_t n) {
 
 // Reads exactly n bytes from fd before the deadline, draining err_fd meanwhile.
 ReadStatus read_exact(int fd, void* data, std::size_t n, std::chrono::steady_clock::time_point deadline,
-                      bool forever, int err_fd, std::string* err_tail) {
+                      bool forever, int err_fd, std::string* err_tail, bool interruptible) {
+  constexpr int kInterruptPollMs = 100;
   char* p = static_cast<char*>(data);
   while (n > 0) {
+    if (interruptible && interrupt_requested()) return ReadStatus::interrupted;
     pollfd fds[2] = {{fd, POLLIN, 0}, {err_fd, POLLIN, 0}};
     const int count = err_fd >= 0 ? 2 : 1;
     int wait_ms = -1;
@@ -49,10 +52,11 @@ ReadStatus read_exact(int fd, void* data, std::size_t n, std::chrono::steady_clo
       if (left.count() <= 0) return ReadStatus::timed_out;
       wait_ms = static_cast<int>(std::min<long long>(left.count(), 1 << 30));
     }
+    if (interruptible && (wait_ms < 0 || wait_ms > kInterruptPollMs)) wait_ms = kInterruptPollMs;
     const int ready = ::poll(fds, count, wait_ms);
     if (ready < 0 && errno == EINTR) continue;
     require(ready >= 0, "poll on a worker pipe: ", std::strerror(errno));
-    if (ready == 0) return ReadStatus::timed_out;
+    if (ready == 0) continue;  // the deadline (or an interruption) is checked at the top
     if (count == 2 && (fds[1].revents & (POLLIN | POLLHUP))) {
       char buf[4096];
       const ssize_t r = ::read(err_fd, buf, sizeof buf);
@@ -105,16 +109,17 @@ bool write_frame(int fd, Frame type, const Message& m) {
   return write_all(fd, &h, sizeof h) && write_all(fd, m.bytes().data(), m.bytes().size());
 }
 
-ReadStatus read_frame(int fd, Frame& type, Message& m, double timeout_s, int err_fd, std::string* err_tail) {
+ReadStatus read_frame(int fd, Frame& type, Message& m, double timeout_s, int err_fd, std::string* err_tail,
+                      bool interruptible) {
   const bool forever = timeout_s < 0;
   const auto deadline = std::chrono::steady_clock::now() +
                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(forever ? 0.0 : timeout_s));
   Header h{};
-  ReadStatus s = read_exact(fd, &h, sizeof h, deadline, forever, err_fd, err_tail);
+  ReadStatus s = read_exact(fd, &h, sizeof h, deadline, forever, err_fd, err_tail, interruptible);
   if (s != ReadStatus::ok) return s;
   std::vector<char> bytes(h.bytes);
-  s = read_exact(fd, bytes.data(), bytes.size(), deadline, forever, err_fd, err_tail);
+  s = read_exact(fd, bytes.data(), bytes.size(), deadline, forever, err_fd, err_tail, interruptible);
   if (s != ReadStatus::ok) return s;
   type = h.type;
   m = Message(std::move(bytes));

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -50,7 +51,7 @@ std::string current_executable() { return std::filesystem::read_symlink("/proc/s
 WorkerProcess::WorkerProcess(const std::string& executable, const std::string& kernel, int device) {
   worker::ignore_broken_pipes();
   const SpawnedChild child =
-      spawn_child({executable, "worker", "--kernel", kernel, "--device", std::to_string(device)}, true);
+      spawn_child({executable, "worker", "--kernel", kernel, "--device", std::to_string(device)}, true, true);
   pid_ = child.pid, to_ = child.in, from_ = child.out, err_ = child.err;
   Frame type{};
   Message m;
@@ -132,17 +133,28 @@ KernelRun WorkerProcess::exchange(Frame request, const std::string& case_key, co
   Frame type{};
   Message m;
   // Uploading a large case may take a while; the watchdog starts at the launch.
-  ReadStatus s = worker::read_frame(from_, type, m, kStartTimeout, err_, &err_tail_);
-  if (s == ReadStatus::ok && type == Frame::launched) s = worker::read_frame(from_, type, m, timeout_s, err_, &err_tail_);
+  ReadStatus s = worker::read_frame(from_, type, m, kStartTimeout, err_, &err_tail_, true);
+  const auto launched = std::chrono::steady_clock::now();
+  if (s == ReadStatus::ok && type == Frame::launched)
+    s = worker::read_frame(from_, type, m, timeout_s, err_, &err_tail_, true);
+  if (s == ReadStatus::interrupted) {  // the run is stopping: this cell gets no verdict
+    kill_now();
+    dead_message("a run");
+    out.interrupted = true;
+    out.status = {TC_ERR_CUDA, "not run (interrupted)"};
+    return out;
+  }
   if (s == ReadStatus::timed_out) {
     kill_now();
     dead_message("a run");
     char seconds[32];
     std::snprintf(seconds, sizeof seconds, "%.1f", timeout_s);
-    return fault(cat("HANG: no result within ", seconds, " s of the launch; the worker was killed"), true);
+    return fault(cat("HANG: no result within ", seconds, " s of the launch; the worker was killed"),
+                 true);
   }
   if (s != ReadStatus::ok || type != Frame::result) return fault("FAULT: " + dead_message("a run"), false);
   out = worker::decode_result(m);
+  out.launch_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
   if (out.fault) dead_message("a run");  // it exits after a fault: its context is gone
   return out;
 }

@@ -1,5 +1,8 @@
 // The worker's side of tilecheck/suite/worker.h: load the plugin, make the context, then serve.
+#include <sys/prctl.h>
 #include <unistd.h>
+
+#include <csignal>
 
 #include <cstdio>
 #include <memory>
@@ -24,6 +27,10 @@ constexpr int kExitFailed = 4;   // could not start (plugin, device) or the pare
 
 int serve_worker(const std::string& kernel_path, int device) {
   worker::ignore_broken_pipes();
+  // In a process group of its own (spawn_child) a worker gets no Ctrl-C: it dies with its parent
+  // instead, also when the parent is killed outright, and never keeps a GPU busy on its own.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() == 1) return kExitFailed;  // the parent is already gone
   std::unique_ptr<KernelPlugin> plugin;
   try {
     plugin = std::make_unique<KernelPlugin>(KernelPlugin::load(kernel_path));

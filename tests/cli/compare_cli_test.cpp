@@ -117,9 +117,10 @@ TEST_F(CliCompare, AnotherContractRecomputesTheReference) {
   EXPECT_NE(r.out.find("contract marlin"), std::string::npos);
 }
 
-// --schedule unknown: bounds for any split of K. Under the marlin contract at --sms 1 the modelled
-// schedule stores no fp16 partial sum; any split of K = 256 into up to 16 slices stores 15. An output
-// at the edge of the wider bound fails the first and passes the second, and the error map says which.
+// --schedule unknown (the default for an output that declares no numerics): bounds for any split of
+// K. Under the marlin contract at --sms 1 the modelled schedule stores no fp16 partial sum; any split
+// of K = 256 into up to 16 slices stores 15. An output at the edge of the wider bound fails the first
+// and passes the second, and the error map says which.
 TEST_F(CliCompare, ScheduleUnknownJudgesWithTheBoundsForAnySplit) {
   const Shape& shape = fixture_->spec.shape;
   const Schedule schedule = make_schedule(shape, choose_config(shape), 1);
@@ -139,8 +140,10 @@ TEST_F(CliCompare, ScheduleUnknownJudgesWithTheBoundsForAnySplit) {
   }
   ASSERT_EQ(moved, 4);
   write_output("edge.h5", C);
-  const CliRun by_model = compare("edge.h5", "--contract marlin");
+  const CliRun by_model = compare("edge.h5", "--contract marlin --schedule model");
   EXPECT_EQ(by_model.code, 1) << by_model.out << by_model.err;
+  const CliRun by_default = compare("edge.h5", "--contract marlin");
+  EXPECT_EQ(by_default.code, 0) << by_default.out << by_default.err;
   const CliRun by_any = compare("edge.h5", "--contract marlin --schedule unknown --report " + path("any.h5"));
   EXPECT_EQ(by_any.code, 0) << by_any.out << by_any.err;
   EXPECT_NE(by_any.out.find("numerics fp32 accumulator, fp16 partials, round-then-scale | bounds for an unknown "

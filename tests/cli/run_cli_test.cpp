@@ -111,9 +111,10 @@ TEST_F(RunCli, BadInputExitsTwoWithAReason) {
   EXPECT_EQ(r.code, 2);
 }
 
-// --schedule unknown judges with bounds for any split of K (docs/numerics.md): an output at the edge
-// of those bounds, beyond what the modelled schedule at sms=1 allows (no fp16 partial sum), fails by
-// default and passes with --schedule unknown, in `run` and in `tiles`.
+// A library that declares nothing is judged with the bounds for any split of K (docs/numerics.md): an
+// output at the edge of those bounds, beyond what the modelled schedule at sms=1 allows (no fp16
+// partial sum), passes by default and with --schedule unknown, and fails with --schedule model, in
+// `run` and in `tiles`.
 TEST_F(RunCli, ScheduleUnknownJudgesWithTheBoundsForAnySplit) {
   const char* id = "normal_m17_n128_k128_g128_marlin";
   const Fixture f = load_case(default_golden_paths(), id);
@@ -141,11 +142,15 @@ TEST_F(RunCli, ScheduleUnknownJudgesWithTheBoundsForAnySplit) {
   r.cells.push_back(c);
   write_recording(r, path("rec.h5"));
 
-  const auto by_model = tilecheck("run --recording " + path("rec.h5") + " --errmaps ''");
+  const auto by_model = tilecheck("run --recording " + path("rec.h5") + " --errmaps '' --schedule model");
   EXPECT_EQ(by_model.code, 1) << by_model.out << by_model.err;
-  EXPECT_NE(by_model.out.find("bounds: fp32 accumulator, fp16 partials, round-then-scale; schedule model: 1 cells"),
+  EXPECT_NE(by_model.out.find("bounds for tilecheck-marlin: fp32 accumulator, fp16 partials, round-then-scale; "
+                              "schedule model: 1 cells"),
             std::string::npos)
       << by_model.out;
+  const auto by_default = tilecheck("run --recording " + path("rec.h5") + " --errmaps ''");
+  EXPECT_EQ(by_default.code, 0) << by_default.out << by_default.err;
+  EXPECT_NE(by_default.out.find("schedule unknown, k-slices >= 16: 1 cells"), std::string::npos) << by_default.out;
   const auto by_any = tilecheck("run --recording " + path("rec.h5") + " --schedule unknown --json " + path("c.json"));
   EXPECT_EQ(by_any.code, 0) << by_any.out << by_any.err;
   EXPECT_NE(by_any.out.find("schedule unknown, k-slices >= 16: 1 cells"), std::string::npos) << by_any.out;
@@ -157,7 +162,8 @@ TEST_F(RunCli, ScheduleUnknownJudgesWithTheBoundsForAnySplit) {
 
   const std::string cell = std::string("tiles --case ") + id + " --config " + name(config) + " --sms 1 --recording " +
                            path("rec.h5");
-  EXPECT_EQ(tilecheck(cell).code, 1);
+  EXPECT_EQ(tilecheck(cell + " --schedule model").code, 1);
+  EXPECT_EQ(tilecheck(cell).code, 0) << "undeclared: the bounds for any split";
   const auto tiles = tilecheck(cell + " --schedule unknown");
   EXPECT_EQ(tiles.code, 0) << tiles.out << tiles.err;
   EXPECT_NE(tiles.out.find("bounds for an unknown schedule: any split of K into at most 8 slices (k-slices >= 16)"),
@@ -179,9 +185,10 @@ TEST_F(RunCli, TheCommittedRecordingPassesUnderTheBoundsForAnySplit) {
 
 // `tilecheck tiles` on the H200 recordings committed in fixtures/recordings/: the mutant whose
 // per-column scale slot lies inside the reduction scratch fails; its worst tile is detailed and a
-// repro fixture of it reproduces the failure through `tilecheck compare`.
+// repro fixture of it reproduces the failure through `tilecheck compare`. The recording (schema 1)
+// predates declared numerics: --schedule model names the schedule our kernel declares.
 TEST_F(RunCli, TilesDetailsTheWorstTileOfARecordedBrokenKernelAndWritesARepro) {
-  const std::string cell = "--case normal_m16_n512_k128_gcol_marlin --config m1n8k8gcol --sms 3";
+  const std::string cell = "--case normal_m16_n512_k128_gcol_marlin --config m1n8k8gcol --sms 3 --schedule model";
   const auto broken = tilecheck("tiles " + cell + " --recording " + std::string(TC_SOURCE_DIR) +
                                 "/fixtures/recordings/h200-mut01-scales-in-scratch.h5 --repro " + path("repro"));
   EXPECT_EQ(broken.code, 1) << broken.out << broken.err;

@@ -52,7 +52,7 @@ TEST_P(Determinism, RepeatedRunsAreBitwiseIdentical) {
       ASSERT_TRUE(run.status.ok()) << cell.name() << ": " << run.status.message;
       outputs.push_back(run.C);
     }
-    const Expectation e = runner().expectation(cell);
+    const Expectation e = runner().expectation(cell, contract_default(cell.contract));
     EXPECT_PRED_FORMAT2(Deterministic, e.schedule, outputs) << cell.name();
     EXPECT_PRED_FORMAT2(MatchesReference, e, outputs.front()) << cell.name();
   }
@@ -111,7 +111,7 @@ TEST(Harness, GraphReplayMatchesTheEagerRun) {
     GTEST_SKIP() << "n/a: " << cell.name() << ": " << eager.status.message;
   }
   ASSERT_TRUE(eager.status.ok()) << eager.status.message;
-  const Expectation e = runner().expectation(cell);
+  const Expectation e = runner().expectation(cell, contract_default(cell.contract));
   EXPECT_PRED_FORMAT3(MatchesReferenceWithGuard, e, eager.C, eager.guard);
 
   device.poison();
@@ -193,7 +193,7 @@ TEST_P(TwoStreams, WithSeparateWorkspacesRunAtOnce) {
     for (int i = 0; i < 2; ++i) {
       const KernelRun r = devices[i]->collect(launches[i], launched[i]);
       ASSERT_TRUE(r.status.ok()) << cells[i].case_id << ": " << r.status.message;
-      const Expectation e = runner().expectation(cells[i]);
+      const Expectation e = runner().expectation(cells[i], contract_default(cells[i].contract));
       EXPECT_PRED_FORMAT3(MatchesReferenceWithGuard, e, r.C, r.guard) << "round " << round;
     }
   }

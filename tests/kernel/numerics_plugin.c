@@ -4,7 +4,10 @@
      contract fp32:   fp32 partials, scale-then-round, striped, min_k_slice 0 (not known)
      M = 2: partials 7;  M = 3: epilogue left 0;  M = 4: min_k_slice 24;  M = 5: TC_ERR_UNSUPPORTED;
      M = 6: an fp16 accumulator (a valid declaration the judge refuses).
-   Built a second time with TC_NO_NUMERICS: the same library without the optional symbol. */
+   It also declares its workspace's layout (tc_plugin_workspace_layout, ABI 1.1) for a 1024-byte
+   workspace: locks in bytes [0, 256), scratch [256, 1024); M = 7: scratch past the end;
+   M = 8: scratch overlapping the locks; M = 9: TC_ERR_UNSUPPORTED.
+   Built a second time with TC_NO_NUMERICS: the same library without the optional symbols. */
 #include <stdio.h>
 
 #include "tilecheck/kernel/plugin.h"
@@ -19,7 +22,7 @@ TC_PLUGIN_EXPORT const tc_plugin_info_t* tc_plugin_info(void) {
 TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_size(const tc_problem* problem, size_t* bytes, char* message,
                                                     size_t message_capacity) {
   (void)problem, (void)message, (void)message_capacity;
-  *bytes = 0;
+  *bytes = 1024;
   return TC_OK;
 }
 
@@ -42,6 +45,19 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_numerics(const tc_problem* problem, tc_nume
   numerics->epilogue = problem->M == 3 ? 0 : marlin ? TC_EPILOGUE_ROUND_THEN_SCALE : TC_EPILOGUE_SCALE_THEN_ROUND;
   numerics->schedule = marlin ? TC_SCHEDULE_UNKNOWN : TC_SCHEDULE_MARLIN_STRIPED;
   numerics->min_k_slice = problem->M == 4 ? 24 : marlin ? 64 : 0;
+  return TC_OK;
+}
+
+TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_layout(const tc_problem* problem, tc_workspace_layout* layout,
+                                                      char* message, size_t message_capacity) {
+  if (problem->M == 9) {
+    snprintf(message, message_capacity, "no layout for M=%d", problem->M);
+    return TC_ERR_UNSUPPORTED;
+  }
+  layout->lock_offset = 0;
+  layout->lock_bytes = 256;
+  layout->scratch_offset = problem->M == 8 ? 128 : 256;
+  layout->scratch_bytes = problem->M == 7 ? 1000 : 768;
   return TC_OK;
 }
 #endif

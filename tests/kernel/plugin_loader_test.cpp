@@ -1,7 +1,8 @@
 // Loading kernel libraries (kernel/src/plugin_loader.cpp): a library that cannot be loaded or does
 // not implement the plugin ABI is refused naming the path and the missing symbol, and an optional
 // extra that a library lacks is refused before any call. The optional numerics declaration
-// (tc_plugin_numerics) is read per problem and checked field by field.
+// (tc_plugin_numerics) and workspace layout (tc_plugin_workspace_layout, ABI 1.1) are read per
+// problem and checked field by field.
 #include "tilecheck/kernel/plugin_loader.h"
 
 #include <string>
@@ -107,6 +108,68 @@ TEST(KernelPlugin, ALibraryWithoutTheDeclarationLoadsAndIsNotAskedForIt) {
     ADD_FAILURE() << "asked a library without tc_plugin_numerics for its numerics";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("does not export tc_plugin_numerics"), std::string::npos) << e.what();
+  }
+}
+
+// ABI 1.1: a declared workspace layout is read per problem and checked against the workspace's size.
+TEST(KernelPlugin, AWorkspaceLayoutIsReadAndCheckedPerProblem) {
+  const KernelPlugin k = KernelPlugin::load(TC_NUMERICS_PLUGIN);
+  ASSERT_TRUE(k.declares_workspace_layout());
+  WorkspaceLayout l;
+  RunResult r = k.workspace_layout(problem_with(16, TC_CONTRACT_MARLIN), 1024, l);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_TRUE(l.declared);
+  EXPECT_EQ(l.lock_offset, 0u);
+  EXPECT_EQ(l.lock_bytes, 256u);
+  EXPECT_EQ(l.scratch_offset, 256u);
+  EXPECT_EQ(l.scratch_bytes, 768u);
+  const std::pair<int, const char*> bad[] = {
+      {7, "declares a workspace layout with scratch at bytes [256, +1000) outside its 1024-byte workspace for M=7"},
+      {8, "declares a workspace layout with locks [0, +256) overlapping scratch [128, +768) for M=8"},
+  };
+  for (const auto& [M, words] : bad) {
+    r = k.workspace_layout(problem_with(M, TC_CONTRACT_MARLIN), 1024, l);
+    EXPECT_EQ(r.status, TC_ERR_INVALID_ARGUMENT) << "M=" << M;
+    EXPECT_NE(r.message.find(std::string("kernel library ") + TC_NUMERICS_PLUGIN), std::string::npos) << r.message;
+    EXPECT_NE(r.message.find(words), std::string::npos) << r.message;
+  }
+  r = k.workspace_layout(problem_with(16, TC_CONTRACT_MARLIN), 512, l);
+  EXPECT_EQ(r.status, TC_ERR_INVALID_ARGUMENT) << "a layout larger than the workspace it describes";
+  r = k.workspace_layout(problem_with(9, TC_CONTRACT_MARLIN), 1024, l);
+  EXPECT_EQ(r.status, TC_ERR_UNSUPPORTED);
+  EXPECT_EQ(r.message, "tc_plugin_workspace_layout: no layout for M=9");
+}
+
+// A 1.0 library (no tc_plugin_workspace_layout) loads; its whole workspace is locks.
+TEST(KernelPlugin, AnUndeclaredWorkspaceIsAllLocks) {
+  const KernelPlugin k = KernelPlugin::load(TC_NO_NUMERICS_PLUGIN);
+  EXPECT_FALSE(k.declares_workspace_layout());
+  WorkspaceLayout l;
+  const RunResult r = k.workspace_layout(problem_with(16, TC_CONTRACT_MARLIN), 1024, l);
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_FALSE(l.declared);
+  EXPECT_EQ(l.lock_offset, 0u);
+  EXPECT_EQ(l.lock_bytes, 1024u);
+  EXPECT_EQ(l.scratch_bytes, 0u);
+}
+
+// Our kernel: one int lock per tile column and batched problem, then (fp32 contract) the partials.
+TEST(KernelPlugin, OurKernelDeclaresItsLocksAndItsPartialSums) {
+  const KernelPlugin& kernel = test_support::kernel_under_test();
+  ASSERT_TRUE(kernel.declares_workspace_layout());
+  for (tc_contract c : {TC_CONTRACT_MARLIN, TC_CONTRACT_FP32}) {
+    tc_problem p = problem_with(16, c);
+    p.config = {1, 8, 8, -1};
+    std::size_t bytes = 0;
+    ASSERT_TRUE(kernel.workspace_size(p, bytes).ok());
+    WorkspaceLayout l;
+    const RunResult r = kernel.workspace_layout(p, bytes, l);
+    ASSERT_TRUE(r.ok()) << r.message;
+    EXPECT_EQ(l.lock_offset, 0u);
+    EXPECT_EQ(l.lock_bytes, 256u) << "1 column x 16 batched problems x 4 bytes, in 256-byte units";
+    EXPECT_EQ(l.scratch_offset, l.lock_bytes);
+    EXPECT_EQ(l.scratch_bytes, c == TC_CONTRACT_FP32 ? 1u * 16 * 128 * 4 : 0u) << "sms 1: one fp32 tile";
+    EXPECT_EQ(l.lock_bytes + l.scratch_bytes, bytes);
   }
 }
 

@@ -8,7 +8,14 @@
 //   unsupported  group 32 (either tile, any m_blocks) and the fp32 contract: TC_ERR_UNSUPPORTED
 //   wrong_tile   configuration m1n8k8gcol: output tile (0, 0) overwritten after a correct run
 //   crash        configuration m4n16k4gcol: a segmentation fault in tc_plugin_run (the host dies)
+//   dirty_lock   configuration m1n16k4g8: a correct run that leaves the workspace's first lock at 1
+//   scratch_reader configuration m2n8k8gcol: a correct run, then C[0] += the fp16 in its own scratch
+//                (kKitScratchBytes past the forward target's workspace, declared as scratch), which it
+//                clears after: invisible while the scratch stays zero, wrong whenever it holds anything
+//   row_past_m   configuration m1n16k4gcol: a correct run, then 8 elements of row M written
 // The victims are listed in misbehaving_plugin.h so that the tests assert against the same list.
+// Every library declares its forward target's workspace layout (ABI 1.1), the scratch reader's with
+// its own scratch added.
 #include <dlfcn.h>
 
 #include <cstdio>
@@ -24,11 +31,13 @@ namespace {
 using RunFn = tc_status (*)(const tc_problem*, char*, size_t);
 using SizeFn = tc_status (*)(const tc_problem*, size_t*, char*, size_t);
 using InfoFn = const tc_plugin_info_t* (*)();
+using LayoutFn = tc_status (*)(const tc_problem*, tc_workspace_layout*, char*, size_t);
 
 struct Forward {
   const tc_plugin_info_t* info = nullptr;
   SizeFn size = nullptr;
   RunFn run = nullptr;
+  LayoutFn layout = nullptr;
   std::string error;  // why the forward target could not be loaded
 };
 
@@ -52,6 +61,7 @@ const Forward& forward() {
     out.info = reinterpret_cast<InfoFn>(dlsym(handle, "tc_plugin_info"))();
     out.size = reinterpret_cast<SizeFn>(dlsym(handle, "tc_plugin_workspace_size"));
     out.run = reinterpret_cast<RunFn>(dlsym(handle, "tc_plugin_run"));
+    out.layout = reinterpret_cast<LayoutFn>(dlsym(handle, "tc_plugin_workspace_layout"));
     return out;
   }();
   return f;
@@ -90,7 +100,28 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_size(const tc_problem* p, size_t*
     say(message, capacity, tc_kit::kTrapDeclines);
     return TC_ERR_UNSUPPORTED;
   }
-  return forward().size(p, bytes, message, capacity);
+  const tc_status s = forward().size(p, bytes, message, capacity);
+  if (s == TC_OK && tc_kit::kBehaviour == tc_kit::Behaviour::scratch_reader) *bytes += tc_kit::kKitScratchBytes;
+  return s;
+}
+
+// The forward target's layout; the scratch reader's own scratch follows the target's workspace.
+TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_layout(const tc_problem* p, tc_workspace_layout* layout, char* message,
+                                                      size_t capacity) {
+  size_t bytes = 0;
+  tc_status s = forward().size(p, &bytes, message, capacity);
+  if (s != TC_OK) return s;
+  *layout = {0, bytes, bytes, 0};  // a target without a layout: all locks
+  if (forward().layout != nullptr && (s = forward().layout(p, layout, message, capacity)) != TC_OK) return s;
+  if (tc_kit::kBehaviour == tc_kit::Behaviour::scratch_reader) {
+    if (layout->scratch_bytes == 0) layout->scratch_offset = bytes;
+    if (layout->scratch_offset + layout->scratch_bytes != bytes) {
+      say(message, capacity, "the kit's scratch must follow the target's");
+      return TC_ERR_INVALID_ARGUMENT;
+    }
+    layout->scratch_bytes += tc_kit::kKitScratchBytes;
+  }
+  return TC_OK;
 }
 
 TC_PLUGIN_EXPORT tc_status tc_plugin_run(const tc_problem* p, char* message, size_t capacity) {
@@ -120,6 +151,23 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_run(const tc_problem* p, char* message, siz
         volatile int* nowhere = nullptr;
         *nowhere = 1;  // SIGSEGV on the host
         break;
+      }
+      case tc_kit::Behaviour::dirty_lock: {
+        const tc_status s = forward().run(p, message, capacity);
+        if (s != TC_OK) return s;
+        return tc_kit_dirty_lock(p->workspace, p->stream, message, capacity);
+      }
+      case tc_kit::Behaviour::scratch_reader: {
+        size_t target = 0;
+        tc_status s = forward().size(p, &target, message, capacity);
+        if (s == TC_OK) s = forward().run(p, message, capacity);
+        if (s != TC_OK) return s;
+        return tc_kit_read_scratch(p->C, static_cast<char*>(p->workspace) + target, p->stream, message, capacity);
+      }
+      case tc_kit::Behaviour::row_past_m: {
+        const tc_status s = forward().run(p, message, capacity);
+        if (s != TC_OK) return s;
+        return tc_kit_write_row(p->C, p->M, p->N, p->stream, message, capacity);
       }
     }
   }

@@ -5,7 +5,16 @@
 
 namespace tc_kit {
 
-enum class Behaviour { trap = 1, hang = 2, unsupported = 3, wrong_tile = 4, crash = 5 };
+enum class Behaviour {
+  trap = 1,
+  hang = 2,
+  unsupported = 3,
+  wrong_tile = 4,
+  crash = 5,
+  dirty_lock = 6,      // leaves the workspace's first lock at 1
+  scratch_reader = 7,  // reads 2 bytes of its scratch before writing them, into C[0]
+  row_past_m = 8       // writes 8 elements of row M, one past the output
+};
 
 struct Victim {
   Behaviour behaviour;
@@ -22,7 +31,16 @@ constexpr Victim kVictims[] = {
     {Behaviour::unsupported, "kit-unsupported", {0, 0, 0, 2}, TC_CONTRACT_FP32},
     {Behaviour::wrong_tile, "kit-wrong-tile", {1, 8, 8, -1}, -1},
     {Behaviour::crash, "kit-crash", {4, 16, 4, -1}, -1},
+    {Behaviour::dirty_lock, "kit-dirty-lock", {1, 16, 4, 8}, -1},
+    {Behaviour::scratch_reader, "kit-scratch-reader", {2, 8, 8, -1}, -1},
+    {Behaviour::row_past_m, "kit-row-past-m", {1, 16, 4, -1}, -1},
 };
+
+// The scratch the scratch reader asks for beyond its forward target's workspace, and declares.
+constexpr size_t kKitScratchBytes = 256;
+
+// The message a cell of the dirty-lock victim fails with (tilecheck/suite/device_case.h's words).
+constexpr const char* kDirtyLockFinding = "workspace: lock 0 (workspace byte 0) left at 1;";
 
 constexpr bool matches(const Victim& v, const tc_tile_config& c, int contract) {
   const bool config = v.config.m_blocks == 0

@@ -19,7 +19,7 @@ TEST(BisectOnGpu, TheCorrectKernelsRunningSumsStayInBounds) {
     const Fixture& f = runner.fixture(id);
     const TileConfig config = choose_config(f.spec.shape);
     const Cell cell{id, config, f.spec.contract, "dump", 66};
-    const Expectation e = runner.expectation(cell);
+    const Expectation e = runner.expectation(cell, contract_default(cell.contract));
     const TileInfo& t = e.grid.tiles[3];
     ASSERT_GT(t.slice_count(), 1) << id << ": the tile must be split across blocks";
     Launch l;

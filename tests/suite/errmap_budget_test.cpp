@@ -17,6 +17,8 @@
 namespace tc {
 namespace {
 
+const std::string kClean;  // a workspace the check found clean
+
 TEST(ErrorMapBudget, RefusesWhatDoesNotFitAndSettlesToTheRealSize) {
   ErrorMapBudget b(1000);
   EXPECT_TRUE(b.reserve(600));
@@ -60,8 +62,8 @@ TEST(ErrorMapBudget, JudgeCellWritesMapsUntilTheBudgetIsSpent) {
   // Room for one map (4 kB of slack: judge_cell names the case's source in its expectation), not
   // for the second's bound beside the first map.
   ErrorMapBudget budget(bound + 4096);
-  const CellOutcome first = judge_cell(f, cell, C, GuardBand{}, maps.path().string(), nullptr, &budget);
-  const CellOutcome second = judge_cell(f, other, C, GuardBand{}, maps.path().string(), nullptr, &budget);
+  const CellOutcome first = judge_cell(f, cell, contract_default(cell.contract), {C, GuardBand{}, kClean}, maps.path().string(), nullptr, &budget);
+  const CellOutcome second = judge_cell(f, other, contract_default(other.contract), {C, GuardBand{}, kClean}, maps.path().string(), nullptr, &budget);
   EXPECT_EQ(first.status, CellStatus::fail);
   ASSERT_FALSE(first.error_map.empty());
   EXPECT_EQ(first.error_map_bytes, std::filesystem::file_size(first.error_map));

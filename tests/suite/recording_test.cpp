@@ -150,12 +150,12 @@ TEST(Recording, TheCommittedH200RecordingsAreRead) {
 
 TEST(Recording, OtherVersionsAndMissingFilesAreRefusedWithTheReason) {
   TempDir dir;
-  write_version_one(dir.file("v4.h5"), 4);
+  write_version_one(dir.file("v5.h5"), 5);
   try {
-    read_recording(dir.file("v4.h5"));
-    ADD_FAILURE() << "read a version 4 recording";
+    read_recording(dir.file("v5.h5"));
+    ADD_FAILURE() << "read a version 5 recording";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("recording_schema_version is 4; expected 1 to 3"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("recording_schema_version is 5; expected 1 to 4"), std::string::npos)
         << e.what();
   }
   EXPECT_THROW(read_recording(dir.file("missing.h5")), Error);

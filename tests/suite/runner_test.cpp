@@ -15,6 +15,8 @@
 namespace tc {
 namespace {
 
+const std::string kClean;  // a workspace the check found clean
+
 constexpr const char* kCase = "normal_m17_n128_k128_g128_marlin";  // M = 17: two 16-row tiles
 
 Fixture committed_case() { return load_case(default_golden_paths(), kCase); }
@@ -26,7 +28,7 @@ Cell cell_of(const Fixture& f, int sms = 3) {
 TEST(JudgeCell, TheReferencesOwnOutputPasses) {
   const Fixture f = committed_case();
   TempDir maps;
-  const CellOutcome o = judge_cell(f, cell_of(f), f.ref.expected, GuardBand{}, maps.path().string());
+  const CellOutcome o = judge_cell(f, cell_of(f), contract_default(f.spec.contract), {f.ref.expected, GuardBand{}, kClean}, maps.path().string());
   EXPECT_EQ(o.status, CellStatus::pass) << o.message;
   EXPECT_EQ(o.cell.name(), cell_of(f).name());
   EXPECT_EQ(o.family, case_family(f.spec));
@@ -44,7 +46,7 @@ TEST(JudgeCell, AZeroedTileFailsAndWritesItsErrorMap) {
   C.block(0, 0, 16, 128).setZero();
   TempDir maps;
   const Cell cell = cell_of(f);
-  const CellOutcome o = judge_cell(f, cell, C, GuardBand{}, maps.file("errmaps"));
+  const CellOutcome o = judge_cell(f, cell, contract_default(cell.contract), {C, GuardBand{}, kClean}, maps.file("errmaps"));
   EXPECT_EQ(o.status, CellStatus::fail);
   EXPECT_GT(o.counts.bound, 0);
   EXPECT_GT(o.worst_ulp, 0);
@@ -53,7 +55,7 @@ TEST(JudgeCell, AZeroedTileFailsAndWritesItsErrorMap) {
   EXPECT_EQ(o.error_map, maps.file("errmaps") + "/" + cell.name() + ".errmap.h5");
   EXPECT_TRUE(std::filesystem::exists(o.error_map));
 
-  const CellOutcome quiet = judge_cell(f, cell, C, GuardBand{}, "");
+  const CellOutcome quiet = judge_cell(f, cell, contract_default(cell.contract), {C, GuardBand{}, kClean}, "");
   EXPECT_EQ(quiet.status, CellStatus::fail);
   EXPECT_TRUE(quiet.error_map.empty()) << "no directory, no error map";
 }
@@ -63,7 +65,7 @@ TEST(JudgeCell, AWrittenGuardCellFails) {
   GuardBand guard;
   guard.cells = 2 * 64 * 128;
   guard.written.push_back({17, 3, 0x3C00});  // the row below C
-  const CellOutcome o = judge_cell(f, cell_of(f), f.ref.expected, guard, "");
+  const CellOutcome o = judge_cell(f, cell_of(f), contract_default(f.spec.contract), {f.ref.expected, guard, kClean}, "");
   EXPECT_EQ(o.status, CellStatus::fail);
   EXPECT_EQ(o.counts.guard, 1);
 }
@@ -72,7 +74,7 @@ TEST(JudgeCell, ACellAskingForAnotherContractIsAnErrorInItsFamily) {
   const Fixture f = committed_case();  // a marlin case
   Cell cell = cell_of(f);
   cell.contract = Contract::fp32;
-  const CellOutcome o = judge_cell(f, cell, f.ref.expected, GuardBand{}, "");
+  const CellOutcome o = judge_cell(f, cell, contract_default(cell.contract), {f.ref.expected, GuardBand{}, kClean}, "");
   EXPECT_EQ(o.status, CellStatus::error);
   EXPECT_EQ(o.family, case_family(f.spec)) << "the summary table shows it in the case's column";
   EXPECT_NE(o.message.find("asks for contract fp32 but case " + std::string(kCase) + " was generated for marlin"),
@@ -86,18 +88,23 @@ TEST(JudgeCell, AnErrorMapThatCannotBeWrittenLeavesTheVerdict) {
   C.setZero();
   TempDir maps;
   { std::ofstream(maps.file("a_file")) << "x"; }
-  const CellOutcome o = judge_cell(f, cell_of(f), C, GuardBand{}, maps.file("a_file") + "/errmaps");
+  const CellOutcome o = judge_cell(f, cell_of(f), contract_default(f.spec.contract), {C, GuardBand{}, kClean}, maps.file("a_file") + "/errmaps");
   EXPECT_EQ(o.status, CellStatus::fail);
   EXPECT_TRUE(o.error_map.empty());
   EXPECT_NE(o.message.find("error map not written"), std::string::npos) << o.message;
 }
 
-// What a cell is judged under: the library's declaration, else the contract's numerics on Marlin's
-// schedule; --schedule replaces only the schedule kind.
-TEST(JudgedNumerics, TheDeclarationElseTheContractWithTheScheduleOverridden) {
+// What a cell is judged under: the library's declaration, else the contract's numerics with the
+// bounds for any split of K (sound for a schedule nobody described); --schedule replaces only the
+// schedule kind.
+TEST(JudgedNumerics, TheDeclarationElseTheContractOnAnyScheduleWithTheScheduleOverridden) {
   const KernelNumerics vllm{{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale}, ScheduleKind::model, 64};
   EXPECT_EQ(judged_numerics(vllm, Contract::marlin), vllm);
-  EXPECT_EQ(judged_numerics(std::nullopt, Contract::marlin), contract_default(Contract::marlin));
+  KernelNumerics undeclared = contract_default(Contract::marlin);
+  undeclared.schedule = ScheduleKind::unknown;
+  EXPECT_EQ(judged_numerics(std::nullopt, Contract::marlin), undeclared) << "no model of a schedule not claimed";
+  EXPECT_EQ(judged_numerics(std::nullopt, Contract::marlin, ScheduleKind::model), contract_default(Contract::marlin))
+      << "--schedule model, asked for";
   KernelNumerics unknown = vllm;
   unknown.schedule = ScheduleKind::unknown;
   EXPECT_EQ(judged_numerics(vllm, Contract::marlin, ScheduleKind::unknown), unknown) << "the declared k-slice stays";
@@ -116,11 +123,11 @@ TEST(JudgeCell, ADeclaredEpilogueSetsTheExpectedOutput) {
   ASSERT_NE(rounded_first, f.ref.expected);
   const KernelNumerics vllm{{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale}, ScheduleKind::model, 64};
   const Cell cell = cell_of(f, 3);
-  const CellOutcome declared = judge_cell(f, cell, vllm, rounded_first, GuardBand{}, "");
+  const CellOutcome declared = judge_cell(f, cell, vllm, {rounded_first, GuardBand{}, kClean}, "");
   EXPECT_EQ(declared.status, CellStatus::pass) << declared.message << " " << declared.tiers;
   EXPECT_EQ(declared.worst_ulp, 0);
   EXPECT_EQ(declared.numerics, "fp32 accumulator, fp32 partials, round-then-scale; schedule model");
-  const CellOutcome by_contract = judge_cell(f, cell, rounded_first, GuardBand{}, "");
+  const CellOutcome by_contract = judge_cell(f, cell, contract_default(cell.contract), {rounded_first, GuardBand{}, kClean}, "");
   EXPECT_GT(by_contract.worst_ulp, 0);
   EXPECT_EQ(by_contract.numerics, "fp32 accumulator, fp32 partials, scale-then-round; schedule model");
 }
@@ -130,14 +137,14 @@ TEST(JudgeCell, ADeclaredEpilogueSetsTheExpectedOutput) {
 TEST(JudgeCell, DeclaredNumericsDecideWhetherTheExactTierApplies) {
   const Fixture f = load_case(default_golden_paths(), "exact_m16_n256_k256_gcol_fp32");
   const Cell cell = cell_of(f, 3);
-  EXPECT_EQ(judge_cell(f, cell, f.ref.expected, GuardBand{}, "").tiers.rfind("t0=pass", 0), 0u);
+  EXPECT_EQ(judge_cell(f, cell, contract_default(cell.contract), {f.ref.expected, GuardBand{}, kClean}, "").tiers.rfind("t0=pass", 0), 0u);
   const KernelNumerics fp16_partials{{Accumulator::fp32, Partials::fp16, Epilogue::scale_then_round},
                                      ScheduleKind::model, 16};
-  const CellOutcome o = judge_cell(f, cell, fp16_partials, f.ref.expected, GuardBand{}, "");
+  const CellOutcome o = judge_cell(f, cell, fp16_partials, {f.ref.expected, GuardBand{}, kClean}, "");
   EXPECT_EQ(o.status, CellStatus::pass) << o.message;
   EXPECT_EQ(o.tiers.rfind("t0=n/a t1=pass", 0), 0u) << o.tiers;
   const KernelNumerics fp16_acc{{Accumulator::fp16, Partials::fp32, Epilogue::scale_then_round}, ScheduleKind::model, 16};
-  const CellOutcome refused = judge_cell(f, cell, fp16_acc, f.ref.expected, GuardBand{}, "");
+  const CellOutcome refused = judge_cell(f, cell, fp16_acc, {f.ref.expected, GuardBand{}, kClean}, "");
   EXPECT_EQ(refused.status, CellStatus::error) << "judged an fp16 accumulator";
   EXPECT_NE(refused.message.find("accumulator fp16 is not supported"), std::string::npos) << refused.message;
 }
@@ -198,7 +205,7 @@ TEST(SuiteRunner, WithoutAKernelItLoadsFixturesAndBuildsExpectationsButRunsNothi
   KernelNumerics unknown = contract_default(cell.contract);
   unknown.schedule = ScheduleKind::unknown;
   EXPECT_EQ(runner.expectation(cell, unknown).max_slices, max_slices_for(kept->spec.shape.K));
-  const Expectation e = runner.expectation(cell);
+  const Expectation e = runner.expectation(cell, contract_default(cell.contract));
   EXPECT_EQ(e.info.case_id, kCase);
   EXPECT_EQ(e.contract, Contract::marlin);
   EXPECT_EQ(e.schedule.launches.front().config, cell.config);

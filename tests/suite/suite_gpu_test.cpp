@@ -1,6 +1,7 @@
 // The numerical suite on the GPU: every catalogue case x applicable configuration x grid size,
 // for the kernel library under test ($TC_KERNEL; its variant is the scale-fetch order), against
-// the golden fixtures, through the comparator (T0 on exact cases, T1, T2, guard rows, poison).
+// the golden fixtures, through the judge chain `tilecheck run` uses (T0 on exact cases, T1, T2, guard
+// rows, poison, the workspace's locks left zero), so a cell gets the same verdict here as there.
 //   Catalogue/KernelVsGolden.Matches/<case>_<config>_<contract>_<variant>_sms<S>
 //   Sanitize/KernelVsGolden.Matches/...   the reduced matrix the compute-sanitizer tier runs
 // ctest runs one process per (library, configuration). The kernel runs in a worker process
@@ -10,6 +11,7 @@
 // its reason. TC_IN_PROCESS=1 runs the kernel in this process instead (the sanitizer tier, which
 // must see the kernel's own process).
 #include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,7 @@
 
 #include "common/gpu_test.h"
 #include "tilecheck/compare/compare_gtest.h"
+#include "tilecheck/compare/errormap.h"
 #include "tilecheck/fixtures/golden.h"
 #include "tilecheck/suite/kernel_workers.h"
 #include "tilecheck/suite/runner.h"
@@ -77,8 +80,22 @@ TEST_P(KernelVsGolden, Matches) {
   if (run.status.status == TC_ERR_UNSUPPORTED) GTEST_SKIP() << "n/a: " << run.status.message;
   ASSERT_FALSE(run.fault) << cell.name() << ": " << run.status.message;
   ASSERT_TRUE(run.status.ok()) << cell.name() << ": " << status_name(run.status.status) << ": " << run.status.message;
-  const Expectation e = runner().expectation(cell, judged_numerics(run.declared, cell.contract));
-  EXPECT_PRED_FORMAT3(MatchesReferenceWithGuard, e, run.C, run.guard) << cell.name();
+  const Judgement j = judge(runner().fixture(cell.case_id), cell, judged_numerics(run.declared, cell.contract),
+                            {run.C, run.guard, run.workspace});
+  if (j.outcome.status == CellStatus::pass) return;
+  ReportOptions options;
+  const std::string dir = error_map_dir();
+  if (dir != "off" && !j.comparison.passed()) {
+    try {
+      std::filesystem::create_directories(dir);
+      options.error_map = (std::filesystem::path(dir) / error_map_name(j.expectation)).string();
+      write_error_map(options.error_map, j.expectation, j.comparison);
+    } catch (const std::exception& e) {
+      options.error_map.clear();
+      ADD_FAILURE() << "no error map: " << e.what();
+    }
+  }
+  ADD_FAILURE() << cell.name() << ": " << name(j.outcome.status) << "\n" << judgement_report(j, options);
 }
 
 std::string cell_name(const ::testing::TestParamInfo<Cell>& info) { return info.param.name(); }

@@ -1,5 +1,9 @@
 // Worker processes (tilecheck/suite/worker.h): the messages round-trip, and a worker that cannot
 // start or dies says why. Runs without a GPU; the GPU tests drive real runs through workers.
+#include <unistd.h>
+
+#include <chrono>
+#include <csignal>
 #include <cstdint>
 #include <vector>
 
@@ -8,8 +12,10 @@
 #include <cuda_runtime.h>
 
 #include "tilecheck/reference/error.h"
+#include "tilecheck/suite/interrupt.h"
 #include "tilecheck/suite/worker.h"
 #include "tilecheck/suite/worker_messages.h"
+#include "tilecheck/suite/worker_pipe.h"
 
 namespace tc {
 namespace {
@@ -89,12 +95,13 @@ TEST(WorkerMessages, ADeclaredNumericsCrossesAndABadOneIsRefused) {
   Message none = worker::encode_result(KernelRun{});
   Message none_back(none.bytes());
   EXPECT_FALSE(worker::decode_result(none_back).declared.has_value());
-  // A declaration at the end of a result, as put_numerics writes it, with schedule 3.
+  // A declaration near the end of a result, as put_numerics writes it, with schedule 3.
   std::vector<char> bytes = none.bytes();
-  bytes.pop_back();  // "no declaration"
+  bytes.resize(bytes.size() - 1 - sizeof(std::uint64_t));  // "no declaration", then an empty workspace finding
   Message bad(bytes);
   bad.put<std::uint8_t>(1);
   for (std::int32_t field : {1, 2, 1, 3, 64}) bad.put<std::int32_t>(field);
+  bad.put_string("");
   try {
     worker::decode_result(bad);
     ADD_FAILURE() << "decoded schedule=3";
@@ -106,6 +113,51 @@ TEST(WorkerMessages, ADeclaredNumericsCrossesAndABadOneIsRefused) {
   Message i = worker::encode_info(info);
   Message i_back(i.bytes());
   EXPECT_TRUE(worker::decode_info(i_back).declares_numerics);
+}
+
+// What the workspace check found after a launch travels with the result.
+TEST(WorkerMessages, TheWorkspaceFindingCrosses) {
+  KernelRun r;
+  r.workspace = "workspace: lock 3 (workspace byte 12) left at 1";
+  Message m = worker::encode_result(r);
+  Message back(m.bytes());
+  EXPECT_EQ(worker::decode_result(back).workspace, r.workspace);
+}
+
+// A run's interruption (SIGINT/SIGTERM under an InterruptScope) ends a wait on a worker that never
+// answers within 0.1 s, as "interrupted", not as a timeout or a hang.
+TEST(WorkerPipe, AnInterruptionEndsAWaitOnASilentWorker) {
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  worker::Frame type{};
+  Message m;
+  request_interrupt(SIGINT);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(worker::read_frame(fds[0], type, m, 30, -1, nullptr, true), worker::ReadStatus::interrupted);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_EQ(worker::read_frame(fds[0], type, m, 0.05, -1, nullptr, false), worker::ReadStatus::timed_out)
+      << "a wait that is not interruptible runs to its deadline";
+  clear_interrupt();
+  EXPECT_EQ(worker::read_frame(fds[0], type, m, 0.05, -1, nullptr, true), worker::ReadStatus::timed_out);
+  ::close(fds[0]);
+  ::close(fds[1]);
+}
+
+// The signal handlers of an InterruptScope only set the flag; outside the scope the old ones are back.
+TEST(InterruptScope, ASignalSetsTheFlagAndTheScopeRestoresTheHandlers) {
+  struct sigaction before {};
+  ASSERT_EQ(sigaction(SIGTERM, nullptr, &before), 0);
+  {
+    InterruptScope scope;
+    ASSERT_FALSE(interrupt_requested());
+    std::raise(SIGTERM);  // would end the test program without the scope
+    EXPECT_TRUE(interrupt_requested());
+    EXPECT_EQ(interrupt_signal(), SIGTERM);
+  }
+  clear_interrupt();
+  struct sigaction after {};
+  ASSERT_EQ(sigaction(SIGTERM, nullptr, &after), 0);
+  EXPECT_EQ(after.sa_handler, before.sa_handler);
 }
 
 TEST(WorkerMessages, ATruncatedMessageIsAnErrorNotAnOverread) {

@@ -16,8 +16,10 @@ struct SpawnedChild {
   int out = -1;
   int err = -1;
 };
-// argv[0] is the program's path. Throws tc::Error naming it if it cannot start.
-SpawnedChild spawn_child(const std::vector<std::string>& argv, bool with_stdin);
+// argv[0] is the program's path. Throws tc::Error naming it if it cannot start. With
+// `own_process_group` the child leads a process group of its own, so that a terminal's Ctrl-C
+// (sent to the foreground group) reaches the parent only, which decides what to stop.
+SpawnedChild spawn_child(const std::vector<std::string>& argv, bool with_stdin, bool own_process_group = false);
 
 struct ChildResult {
   int exit_code = -1;     // when it exited

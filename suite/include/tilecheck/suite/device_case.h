@@ -43,12 +43,23 @@ class DeviceBuffer {
   std::size_t bytes_ = 0;
 };
 
-// A kernel workspace: grown on demand, zeroed once; every correct launch leaves it zeroed.
+// Every scratch byte before a launch (the workspace discipline, docs/plugin.md): a NaN read as fp16
+// or fp32, -1 read as an int, so a kernel that reads scratch it did not write shows in its output.
+constexpr unsigned char kScratchPoison = 0xFF;
+
+// A kernel workspace: grown on demand and zero between launches. Around each launch DeviceCase::run
+// fills the problem's scratch with kScratchPoison, then checks that its locks (every byte that is not
+// scratch) are zero again and zeroes whatever is not, so that one launch that leaves a lock dirty
+// fails its own cell and no other.
 class Workspace {
  public:
   void reserve(std::size_t bytes);
   void* get() const { return buffer_.get(); }
   std::size_t bytes() const { return buffer_.bytes(); }
+  void poison_scratch(const WorkspaceLayout& layout);
+  // After a launch that ended (stream synchronised): "" if the first `used` bytes outside the
+  // scratch are zero, else which lock was left at which value; the workspace is zero again after.
+  std::string settle(const WorkspaceLayout& layout, std::size_t used);
 
  private:
   DeviceBuffer buffer_;
@@ -65,6 +76,9 @@ struct KernelRun {
   HalfMatrix C;      // (M, N)
   GuardBand guard;   // the poisoned rows around C, and which of them were written
   std::optional<KernelNumerics> declared = std::nullopt;  // the library's tc_plugin_numerics for this problem, if any
+  std::string workspace;  // what the workspace check found after the launch ("" if its locks were left zero)
+  bool interrupted = false;  // the run was stopped (SIGINT/SIGTERM) before a result: not run
+  double launch_seconds = 0;  // from the launch to the result, in the worker (the watchdog's measure)
 };
 
 class DeviceCase {
@@ -83,7 +97,8 @@ class DeviceCase {
   RunResult ask(const KernelPlugin& kernel, const Launch& l, Workspace& ws) const;
   // Waits for l.stream, detects faults, reads back C and the guard band.
   KernelRun collect(const Launch& l, const RunResult& launched);
-  // launch + collect; a library that declares its numerics is then asked for them (KernelRun::declared).
+  // launch + collect under the workspace discipline (Workspace), then, for a library that declares its
+  // numerics, its declaration for the problem (KernelRun::declared).
   KernelRun run(const KernelPlugin& kernel, const Launch& l, Workspace& ws);
   void poison();
   void* output() const;  // device pointer of C (inside the guard rows)

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "tilecheck/suite/runner.h"
+#include "tilecheck/suite/outcome.h"
 
 namespace tc {
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tilecheck/compare/compare.h"
+#include "tilecheck/fixtures/h5.h"
 #include "tilecheck/suite/cells.h"
 
 namespace tc {
@@ -16,6 +17,7 @@ struct RecordedCell {
   HalfMatrix C;
   GuardBand guard;
   std::optional<KernelNumerics> declared = std::nullopt;  // what the library declared (tc_plugin_numerics)
+  std::string workspace{};  // what the workspace check found after the launch ("" clean)
 };
 
 struct Recording {
@@ -28,5 +30,14 @@ struct Recording {
 
 void write_recording(const Recording& r, const std::string& path);  // atomic
 Recording read_recording(const std::string& path);  // throws naming the file and what is wrong
+
+// One cell's output as a recording stores it, in `node` (a cell's group, or an output file's root:
+// `tilecheck tiles --save-output` writes it, `tilecheck compare` reads it): dataset C, the guard band
+// (attribute guard_cells, dataset guard_written), the declared numerics and the workspace finding
+// (attributes, when there are any). The cell's identity (case, config, ...) is not part of it.
+void write_cell_output(const h5::Node& node, const RecordedCell& c);
+// C, and what else `node` holds: the guard band (none when guard_cells is absent), the declaration,
+// the workspace finding. M and N, when positive, are the shape C must have.
+void read_cell_output(const h5::Node& node, RecordedCell& c, int M = -1, int N = -1);
 
 }  // namespace tc

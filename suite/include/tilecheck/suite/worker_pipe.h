@@ -67,11 +67,12 @@ void ignore_broken_pipes();
 // False if the other end is gone.
 bool write_frame(int fd, Frame type, const Message& m);
 
-enum class ReadStatus { ok, closed, timed_out };
+enum class ReadStatus { ok, closed, timed_out, interrupted };
 // Reads one frame from `fd`. While waiting it also drains `err_fd` (the worker's stderr, -1 for
-// none) into `err_tail`, keeping its last kErrTail bytes. `timeout_s` < 0 waits for ever.
+// none) into `err_tail`, keeping its last kErrTail bytes. `timeout_s` < 0 waits for ever. With
+// `interruptible`, a run's interruption (tilecheck/suite/interrupt.h) ends the wait within 0.1 s.
 constexpr std::size_t kErrTail = 16384;
 ReadStatus read_frame(int fd, Frame& type, Message& m, double timeout_s, int err_fd = -1,
-                      std::string* err_tail = nullptr);
+                      std::string* err_tail = nullptr, bool interruptible = false);
 
 }  // namespace tc::worker

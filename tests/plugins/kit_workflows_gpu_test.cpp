@@ -1,0 +1,224 @@
+// One verdict per cell whatever the workflow, and runs that always end, on the misbehaving kit (GPU):
+//  - for each kit library, a victim cell and a bystander get from `tilecheck tiles` (live) and from
+//    `tilecheck compare` (on the output tiles saved) the verdict and counts `tilecheck run` gave them;
+//  - the dirty-lock library's whole committed matrix ends within 2 minutes, its victim cells FAIL
+//    naming the lock and every other cell passes (the workspace is zeroed again after each);
+//  - a run interrupted with SIGINT keeps a valid --json and prints its summary, and --resume
+//    completes it to the counts of an uninterrupted run; a spent --time-budget lists what was not run.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "common/gpu_test.h"
+#include "common/run_command.h"
+#include "misbehaving_plugin.h"
+#include "tilecheck/reference/error.h"
+#include "tilecheck/reference/schedule.h"
+
+namespace tc_kit {
+static void PrintTo(const Victim& v, std::ostream* out) { *out << v.variant; }
+}  // namespace tc_kit
+
+namespace tc {
+namespace {
+
+namespace fs = std::filesystem;
+using tc_kit::Behaviour;
+using test_support::CommandResult;
+using test_support::run_command;
+
+std::string library(const tc_kit::Victim& v) {
+  std::string name = v.variant + 4;  // "kit-wrong-tile" -> "wrong_tile"
+  for (char& c : name) c = c == '-' ? '_' : c;
+  return std::string(TC_KIT_DIR) + "/libtc_kit_" + name + ".so";
+}
+
+fs::path scratch(const std::string& name) {
+  const fs::path dir = fs::path(::testing::TempDir()) / ("tc_kit_workflows_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+nlohmann::json read_json(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in.good()) return {};
+  return nlohmann::json::parse(in, nullptr, false);
+}
+
+std::string config_name(const tc_tile_config& c) { return name(TileConfig{c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks}); }
+
+// The cell's output as tiles and compare print it: the header line the run's JSON keeps as its message
+// (after the workspace finding, which they print on a line of its own).
+std::string header_of(const std::string& message) {
+  const std::size_t at = message.find("Mismatched ");
+  return at == std::string::npos ? message : message.substr(at);
+}
+
+class KitWorkflows : public ::testing::TestWithParam<tc_kit::Victim> {};
+
+TEST_P(KitWorkflows, TilesAndCompareGiveTheVerdictRunGave) {
+  TC_REQUIRE_GPU();
+  const tc_kit::Victim& v = GetParam();
+  const fs::path dir = scratch(v.variant);
+  const std::string victim = v.config.m_blocks == 0 ? "m1n8k8g2" : config_name(v.config);
+  const CommandResult run = run_command(
+      cat(TC_TILECHECK, " run --kernel ", library(v), " --committed --filter '_(", victim, "|m1n8k8g8)_.*_sms3$' ",
+          "--cell-timeout 10 --errmaps '' --json ", (dir / "run.json").string()),
+      dir);
+  const nlohmann::json doc = read_json(dir / "run.json");
+  ASSERT_TRUE(doc.contains("cells")) << run.out << run.err;
+  // The first victim cell that was launched (not a "not run" after its configuration was given up),
+  // and the first bystander.
+  const nlohmann::json* picked[2] = {nullptr, nullptr};
+  for (const nlohmann::json& cell : doc["cells"]) {
+    const bool is_victim = cell["config"] == victim;
+    const std::string message = cell["message"];
+    if (message.rfind("not run", 0) == 0) continue;
+    if (picked[is_victim ? 0 : 1] == nullptr) picked[is_victim ? 0 : 1] = &cell;
+  }
+  ASSERT_NE(picked[0], nullptr) << "no victim cell in\n" << run.out;
+  ASSERT_NE(picked[1], nullptr) << "no bystander in\n" << run.out;
+  for (const nlohmann::json* cell : picked) {
+    const std::string status = (*cell)["status"], message = (*cell)["message"], name = (*cell)["cell"];
+    const std::string args = cat(" --kernel ", library(v), " --case ", (*cell)["case"].get<std::string>(), " --config ",
+                                 (*cell)["config"].get<std::string>(), " --sms ", (*cell)["sms"].get<int>());
+    const fs::path saved = dir / (name + ".h5");
+    const CommandResult tiles =
+        run_command(cat(TC_TILECHECK, " tiles", args, " --cell-timeout 5 --save-output ", saved.string()), dir);
+    if (status == "n/a") {  // tiles: a cell the library declines is bad input, in the library's words
+      EXPECT_EQ(tiles.code, 2) << name << "\n" << tiles.out << tiles.err;
+      EXPECT_NE(tiles.err.find(message), std::string::npos) << name << "\n" << tiles.err;
+      continue;
+    }
+    if (status == "FAULT" || status == "HANG") {  // nothing to judge: the same ending, named the same way
+      EXPECT_EQ(tiles.code, 1) << name << "\n" << tiles.out << tiles.err;
+      EXPECT_NE(tiles.out.find(status + " " + (*cell)["config"].get<std::string>() + ": "), std::string::npos)
+          << name << " was " << status << " in run:\n" << tiles.out << tiles.err;
+      continue;
+    }
+    const int want = status == "pass" ? 0 : 1;
+    EXPECT_EQ(tiles.code, want) << name << " was " << status << " in run: " << message << "\n" << tiles.out << tiles.err;
+    EXPECT_NE(tiles.out.find(header_of(message)), std::string::npos) << name << ": " << message << "\n" << tiles.out;
+    const std::string workspace = (*cell)["workspace"];
+    if (!workspace.empty()) {
+      EXPECT_NE(tiles.out.find("FAIL " + workspace), std::string::npos) << tiles.out;
+    }
+    const CommandResult compare = run_command(
+        cat(TC_TILECHECK, " compare --fixture ", (*cell)["case"].get<std::string>(), " --output ", saved.string()), dir);
+    EXPECT_EQ(compare.code, want) << name << " was " << status << " in run: " << message << "\n"
+                                  << compare.out << compare.err;
+    EXPECT_NE(compare.out.find(header_of(message)), std::string::npos) << name << ": " << message << "\n"
+                                                                       << compare.out;
+  }
+}
+
+std::string victim_name(const ::testing::TestParamInfo<tc_kit::Victim>& info) {
+  std::string name = info.param.variant;
+  for (char& c : name) c = c == '-' ? '_' : c;
+  return name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Kit, KitWorkflows, ::testing::ValuesIn(tc_kit::kVictims), victim_name);
+
+const tc_kit::Victim& kit(Behaviour b) { return tc_kit::kVictims[static_cast<int>(b) - 1]; }
+
+// A lock left dirty fails its own cell and no other: tilecheck zeroes the workspace again after it.
+TEST(KitWholeMatrix, TheDirtyLockFailsOnlyItsOwnCellsAndTheRunEndsInTwoMinutes) {
+  TC_REQUIRE_GPU();
+  const tc_kit::Victim& v = kit(Behaviour::dirty_lock);
+  const fs::path dir = scratch("dirty_lock_matrix");
+  const auto start = std::chrono::steady_clock::now();
+  const CommandResult r = run_command(cat(TC_TILECHECK, " run --kernel ", library(v), " --committed --errmaps '' "
+                                          "--json ", (dir / "run.json").string()),
+                                      dir);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("dirty-lock kit, whole committed matrix: %.1f s\n", seconds);
+  EXPECT_LE(seconds, 120) << r.err;
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  const nlohmann::json doc = read_json(dir / "run.json");
+  ASSERT_TRUE(doc.contains("cells")) << r.out;
+  int victims = 0;
+  for (const nlohmann::json& cell : doc["cells"]) {
+    const std::string message = cell["message"], name = cell["cell"];
+    if (cell["config"] == config_name(v.config)) {
+      ++victims;
+      EXPECT_EQ(cell["status"], "FAIL") << name << ": " << message;
+      EXPECT_EQ(message.rfind(tc_kit::kDirtyLockFinding, 0), 0u) << name << ": " << message;
+    } else {
+      EXPECT_TRUE(cell["status"] == "pass" || cell["status"] == "n/a") << name << ": " << cell["status"] << " "
+                                                                       << message;
+    }
+  }
+  EXPECT_GT(victims, 10);
+  EXPECT_EQ(doc["fail"], victims);
+  EXPECT_TRUE(doc["complete"].get<bool>());
+}
+
+std::map<std::string, int> counts(const nlohmann::json& doc) {
+  std::map<std::string, int> out;
+  for (const char* key : {"pass", "fail", "fault", "hang", "n/a", "error", "not run"}) out[key] = doc.value(key, -1);
+  return out;
+}
+
+// SIGINT after 3 s: the run stops, prints its summary and leaves a valid JSON whose cells without a
+// verdict are "not run"; --resume runs those and the merged counts are an uninterrupted run's.
+TEST(KitInterruption, AnInterruptedRunKeepsItsResultsAndResumeCompletesIt) {
+  TC_REQUIRE_GPU();
+  const std::string kernel = library(kit(Behaviour::wrong_tile));  // some cells fail, most pass
+  const fs::path dir = scratch("interrupt");
+  const std::string common = cat(" run --kernel ", kernel, " --committed --errmaps '' --threads 4");
+  const CommandResult whole = run_command(cat(TC_TILECHECK, common, " --json ", (dir / "whole.json").string()), dir);
+  const nlohmann::json reference = read_json(dir / "whole.json");
+  ASSERT_TRUE(reference.contains("cells")) << whole.out << whole.err;
+
+  const std::string part = (dir / "part.json").string();
+  const CommandResult stopped =
+      run_command(cat("timeout --preserve-status -s INT 3 ", TC_TILECHECK, common, " --json ", part), dir);
+  EXPECT_EQ(stopped.code, 128 + 2) << "ended by the signal, after its summary\n" << stopped.out << stopped.err;
+  EXPECT_NE(stopped.out.find("tilecheck run: interrupted (signal 2)"), std::string::npos) << stopped.out;
+  EXPECT_NE(stopped.out.find(" cells: "), std::string::npos) << "the summary of what ran\n" << stopped.out;
+  const nlohmann::json interrupted = read_json(part);
+  ASSERT_TRUE(interrupted.contains("cells")) << "no valid JSON after the interruption";
+  EXPECT_FALSE(interrupted["complete"].get<bool>());
+  EXPECT_GT(interrupted["not run"].get<int>(), 0) << "the run finished within 3 s: nothing to resume";
+  EXPECT_GT(interrupted["pass"].get<int>(), 0) << "nothing ran before the interruption";
+  EXPECT_EQ(interrupted["cells"].size(), reference["cells"].size());
+  for (const nlohmann::json& cell : interrupted["cells"]) {
+    if (cell["status"] != "not run") continue;
+    EXPECT_EQ(cell["message"], "not run (interrupted)") << cell["cell"];
+  }
+
+  const CommandResult resumed = run_command(cat(TC_TILECHECK, common, " --resume ", part), dir);
+  EXPECT_EQ(resumed.code, whole.code) << resumed.out << resumed.err;
+  EXPECT_NE(resumed.out.find("resuming " + part), std::string::npos) << resumed.out;
+  const nlohmann::json merged = read_json(part);
+  ASSERT_TRUE(merged.contains("cells"));
+  EXPECT_TRUE(merged["complete"].get<bool>());
+  EXPECT_EQ(counts(merged), counts(reference));
+}
+
+TEST(KitTimeBudget, ASpentBudgetListsTheCellsNotRun) {
+  TC_REQUIRE_GPU();
+  const fs::path dir = scratch("budget");
+  const CommandResult r = run_command(cat(TC_TILECHECK, " run --kernel ", library(kit(Behaviour::wrong_tile)),
+                                          " --committed --errmaps '' --threads 2 --time-budget 2 --json ",
+                                          (dir / "run.json").string()),
+                                      dir);
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("the time budget (2 s) was spent"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("not run "), std::string::npos) << r.out;
+  const nlohmann::json doc = read_json(dir / "run.json");
+  ASSERT_TRUE(doc.contains("cells"));
+  EXPECT_FALSE(doc["complete"].get<bool>());
+  EXPECT_GT(doc["not run"].get<int>(), 0);
+}
+
+}  // namespace
+}  // namespace tc
