@@ -70,6 +70,7 @@ fi
   timed "interrupted run" timeout --preserve-status -s INT "$after" "$tc" run --threads 2 --errmaps '' \
     --json "$out/interrupted.json" > "$out/interrupted.txt" 2> "$out/interrupted.err"
   grep -E "interrupted|cells:" "$out/interrupted.txt"
+  tail -3 "$out/interrupted.err"
   counts "$out/interrupted.json"
   cp "$out/interrupted.json" "$out/interrupted-at-stop.json"
   timed "resumed run" "$tc" run --errmaps '' --resume "$out/interrupted.json" > "$out/resumed.txt" 2> "$out/resumed.err"
@@ -92,5 +93,6 @@ if [ "$ist" = 1 ]; then
     tail -80 "$out/racecheck-ist.txt"
   } >> "$summary" 2>&1
 fi
+{ echo; echo "kernel messages (last 5):"; dmesg 2>/dev/null | tail -5; } >> "$summary"
 cat "$summary"
 exit $status

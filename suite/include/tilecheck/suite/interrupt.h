@@ -1,7 +1,7 @@
 // Stopping a long run cleanly: while an InterruptScope lives, SIGINT and SIGTERM only set a flag
 // that the run polls between cells (and while it waits on a worker), so that it can stop, print
-// its summary and keep the results it has. A second signal ends the process at once, as the
-// handlers outside the scope would. Workers run in their own process group, so a terminal's
+// its summary and keep the results it has. A second signal a second or more later ends the process at
+// once, as the handlers outside the scope would (one sooner is the same request delivered twice). Workers run in their own process group, so a terminal's
 // Ctrl-C reaches only the parent (tilecheck/suite/worker.h).
 #pragma once
 
