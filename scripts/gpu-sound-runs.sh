@@ -40,7 +40,7 @@ timed() {  # timed <name> <command...>: runs it, prints "<name>: <seconds> s, ex
   local t=$(date +%s.%N)
   "$@"
   local code=$?
-  printf '%s: %.1f s, exit %d\n' "$name" "$(echo "$(date +%s.%N) - $t" | bc)" "$code"
+  printf '%s: %s s, exit %d\n' "$name" "$(python3 -c 'import sys; print("%.1f" % (float(sys.argv[2]) - float(sys.argv[1])))' "$t" "$(date +%s.%N)")" "$code"
 }
 {
   echo "# Sound runs $(date -u +%Y-%m-%d)"
@@ -89,6 +89,7 @@ if [ "$ist" = 1 ]; then
     timed "racecheck tier (ist-marlin, per configuration)" python3 tests/sanitizer/run_sanitizer.py --tool racecheck \
       --per-config --allow-na --jobs 4 --suite "$build/tests/suite/suite_gpu_tests" \
       --kernel "$build/kernel/libtc_ist_marlin.so" --allowlist tests/sanitizer/allowlist.txt \
+      --source-dir "$(sed -n 's/^TC_IST_MARLIN_SRC:PATH=//p' "$build/CMakeCache.txt")" \
       --log "$out/racecheck-ist.log" --timeout 580 > "$out/racecheck-ist.txt" 2>&1
     tail -80 "$out/racecheck-ist.txt"
   } >> "$summary" 2>&1

@@ -45,7 +45,8 @@ import time
 from typing import List, Optional, Sequence, Tuple
 
 sys.dont_write_bytecode = True  # ctest runs this from the source tree: no __pycache__ there
-from sanitizer_allowlist import TOOLS, AllowEntry, AllowlistError, apply_allowlist, load_allowlist  # noqa: E402
+from sanitizer_allowlist import (TOOLS, AllowEntry, AllowlistError, SourceCache, apply_allowlist,  # noqa: E402
+                                 load_allowlist)
 from sanitizer_configs import ConfigGroup, ListingError, group_by_config, parse_test_list  # noqa: E402
 from sanitizer_per_config import merge, run_configs  # noqa: E402
 from sanitizer_process import Run, list_tests, run_tool  # noqa: E402
@@ -130,7 +131,7 @@ def run_single(args: argparse.Namespace, sanitizer: str, entries: List[AllowEntr
     # Before --log-file takes effect (e.g. a rejected option) the tool writes to stdout: parse both.
     report = parse_sanitizer_output(run.tool_output + "\n" + run.program_output)
     gtest = parse_gtest_output(run.program_output)
-    apply_allowlist(report, args.tool, entries)
+    apply_allowlist(report, args.tool, entries, SourceCache(args.source_dirs))
     verdict = judge(args.tool, report, gtest, run.returncode, run.timed_out, args.timeout, args.allow_na)
     write_log(log_path, format_run(run, verdict.lines))
     print(f"{args.tool} on {os.path.basename(args.kernel)}: exit status {run.returncode}, {run.seconds:.1f} s; "
@@ -171,7 +172,7 @@ def run_per_config(args: argparse.Namespace, sanitizer: str, entries: List[Allow
 
     # --timeout bounds the whole run, the listing included (ctest's TIMEOUT is one number too).
     left = max(args.timeout - (time.monotonic() - start), 1e-3) if args.timeout > 0 else 0
-    outcomes = run_configs(groups, run_group, args.tool, entries, left, args.jobs, args.allow_na)
+    outcomes = run_configs(groups, run_group, args.tool, entries, left, args.jobs, args.allow_na, args.source_dirs)
     verdict = merge(args.tool, outcomes)
     sections = [listing]
     for o in outcomes:
@@ -200,6 +201,9 @@ def parse_args(argv: Optional[Sequence[str]]) -> argparse.Namespace:
     parser.add_argument("--tool-option", action="append", default=[], dest="tool_options",
                         help="extra compute-sanitizer option; one naming --print-limit (e.g. "
                              "--tool-option=--print-limit=1000) replaces the default --print-limit 0")
+    parser.add_argument("--source-dir", action="append", default=[], dest="source_dirs",
+                        help="where to find a source file the tool names by a relative path, for allow-list entries "
+                             "that match a line's text (repeatable; e.g. the upstream checkout of an adapter)")
     parser.add_argument("--echo", action="store_true", help="echo the program's output while it runs")
     parser.add_argument("--per-config", action="store_true",
                         help="one compute-sanitizer process per kernel configuration (a fault costs only its own "

@@ -25,6 +25,7 @@ Python 3 standard library only. docs/sanitizer.md describes the tier.
 from __future__ import annotations
 
 import itertools
+import os
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
@@ -42,19 +43,28 @@ class AllowlistError(Exception):
 
 
 class SourceCache:
-    """Source files read once each (None: not readable), shared by the records of a run."""
+    """Source files read once each (None: not readable), shared by the records of a run. A path the
+    tool printed relative (as the kernel was compiled: "marlin_cuda_kernel.cu") is looked up as it
+    is, then in each of `dirs` (--source-dir) in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, dirs: Sequence[str] = ()) -> None:
+        self._dirs = list(dirs)
         self._files: Dict[str, Optional[List[str]]] = {}
+
+    def _read(self, path: str) -> Optional[List[str]]:
+        candidates = [path] if os.path.isabs(path) else [path] + [os.path.join(d, path) for d in self._dirs]
+        for candidate in candidates:
+            try:
+                with open(candidate, encoding="utf-8", errors="replace") as f:
+                    return f.read().splitlines()
+            except OSError:
+                continue
+        return None
 
     def line(self, path: str, number: int) -> Tuple[Optional[str], str]:
         """(the text of line `number` of `path`, "") or (None, why it cannot be had)."""
         if path not in self._files:
-            try:
-                with open(path, encoding="utf-8", errors="replace") as f:
-                    self._files[path] = f.read().splitlines()
-            except OSError:
-                self._files[path] = None
+            self._files[path] = self._read(path)
         lines = self._files[path]
         if lines is None:
             return None, f"source not readable: {path}"

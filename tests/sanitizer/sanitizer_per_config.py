@@ -106,11 +106,11 @@ def judge_config(tool: str, group: ConfigGroup, run: Run, entries: List[AllowEnt
 
 
 def run_configs(groups: List[ConfigGroup], run_group: RunGroup, tool: str, entries: List[AllowEntry],
-                timeout: float, jobs: int, allow_na: bool) -> List[ConfigOutcome]:
+                timeout: float, jobs: int, allow_na: bool, source_dirs: Sequence[str] = ()) -> List[ConfigOutcome]:
     """Runs every group (up to `jobs` at once); `timeout` (0: none) bounds all of them together: a
     group that would start after it is NOT RUN."""
     deadline = time.monotonic() + timeout if timeout > 0 else None
-    sources = SourceCache()  # each source file read once over all configurations
+    sources = SourceCache(source_dirs)  # each source file read once over all configurations
 
     def one(group: ConfigGroup) -> ConfigOutcome:
         left = 0.0

@@ -94,14 +94,21 @@ class RecordKey(NamedTuple):
 _BARE_NAMES: Dict[str, str] = {}
 
 
+LAMBDA = re.compile(r"\[lambda\(\)\s*\(instance (\d+)\)\]")
+QUALIFIERS = {"const", "volatile", "&", "&&", "noexcept"}
+
+
 def bare_function(function: str) -> str:
     """"void tc::device::marlin_w4a16<(int)1, ...>(tc::device::KernelArgs)+0x1c40" -> "tc::device::marlin_w4a16":
     no offset, template arguments, parameters or return type. "" for a bare address."""
     cached = _BARE_NAMES.get(function)  # keyed on the text as printed: few distinct (function, offset)
     if cached is not None:
         return cached
+    # A lambda's call operator, "Marlin<...>(...)::[lambda() (instance 4)]::operator ()() const":
+    # "Marlin::lambda4::operator" (cv- and ref-qualifiers after the parameters dropped below).
+    text = LAMBDA.sub(r"lambda\1", OFFSET.sub("", function.strip())).replace("operator ()", "operator()")
     kept, depth = [], 0
-    for ch in OFFSET.sub("", function.strip()):
+    for ch in text:
         if ch in "(<":
             depth += 1
         elif ch in ")>":
@@ -109,6 +116,8 @@ def bare_function(function: str) -> str:
         elif depth == 0:
             kept.append(ch)
     words = "".join(kept).split()
+    while words and words[-1] in QUALIFIERS:
+        words.pop()
     name = "" if not words or ADDRESS.match(words[-1]) else words[-1]
     if len(_BARE_NAMES) < 100_000:
         _BARE_NAMES[function] = name

@@ -231,6 +231,16 @@ class SourceForm(Sources):
         self.assertIn(f"      source line not found: {short}:492 (the file has 3 lines) (allow-list line {h2_line()} "
                       "has a text= clause for it)", v.lines)
 
+    def test_a_relative_source_path_is_found_in_the_source_dirs(self):
+        # The tool names the file as it was compiled, here without a directory ("marlin_cuda_kernel.cu").
+        text = racecheck_report([H2] * 3, "marlin_cuda_kernel.cu")
+        report = sanitizer_report.parse_sanitizer_output(text)
+        sanitizer_allowlist.apply_allowlist(report, "racecheck", committed_entries())
+        self.assertEqual([r.allowed_by for r in report.findings], [None] * 3, "not found without a source dir")
+        sources = sanitizer_allowlist.SourceCache([os.path.join(self.tmp.name, "nowhere"), os.path.dirname(self.v1)])
+        sanitizer_allowlist.apply_allowlist(report, "racecheck", committed_entries(), sources)
+        self.assertEqual([r.allowed_by.line for r in report.findings], [h2_line()] * 3)
+
     def test_malformed_source_form_entries_name_their_line(self):
         bad = {
             "racecheck :: access Read text=( :: r": "bad regex in text=",
@@ -255,6 +265,10 @@ class SourceForm(Sources):
         self.assertEqual(bare(KERNEL_FN + "+0x5d0"), "Marlin")
         self.assertEqual(bare(READ_FN), "ldsm4")
         self.assertEqual(bare("0x00001ab0"), "")
+        # As racecheck printed upstream Marlin's reduction write on the H200: a lambda's call operator.
+        self.assertEqual(bare("void Marlin<(int)256, (int)1, (int)8, (int)8, (int)4, (int)-1>(const int4 *, const int4 *, "
+                              "int4 *, const int4 *, int, int, int, int *)::[lambda() (instance 4)]::operator ()() "
+                              "const+0x3dc0"), "Marlin::lambda4::operator")
         docs = sanitizer_report.parse_sanitizer_output(
             "========= WARN:(Warp Level Programming) Potential RAW hazard detected at __shared__ 0xf4 in block "
             "(0, 0, 0) :\n"
