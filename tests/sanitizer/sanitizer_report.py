@@ -94,7 +94,7 @@ class RecordKey(NamedTuple):
 _BARE_NAMES: Dict[str, str] = {}
 
 
-LAMBDA = re.compile(r"\[lambda\(\)\s*\(instance (\d+)\)\]")
+LAMBDA = re.compile(r"\[lambda\([^\[\]]*?\)\s*\(instance (\d+)\)\]")
 QUALIFIERS = {"const", "volatile", "&", "&&", "noexcept"}
 
 
@@ -104,7 +104,7 @@ def bare_function(function: str) -> str:
     cached = _BARE_NAMES.get(function)  # keyed on the text as printed: few distinct (function, offset)
     if cached is not None:
         return cached
-    # A lambda's call operator, "Marlin<...>(...)::[lambda() (instance 4)]::operator ()() const":
+    # A lambda's call operator, "Marlin<...>(...)::[lambda(int, int) (instance 4)]::operator ()(int, int) const":
     # "Marlin::lambda4::operator" (cv- and ref-qualifiers after the parameters dropped below).
     text = LAMBDA.sub(r"lambda\1", OFFSET.sub("", function.strip())).replace("operator ()", "operator()")
     kept, depth = [], 0

@@ -269,6 +269,9 @@ class SourceForm(Sources):
         self.assertEqual(bare("void Marlin<(int)256, (int)1, (int)8, (int)8, (int)4, (int)-1>(const int4 *, const int4 *, "
                               "int4 *, const int4 *, int, int, int, int *)::[lambda() (instance 4)]::operator ()() "
                               "const+0x3dc0"), "Marlin::lambda4::operator")
+        self.assertEqual(bare("void Marlin<(int)256, (int)1, (int)16, (int)4, (int)4, (int)8>(const int4 *, int *)::"
+                              "[lambda(int, int) (instance 1)]::operator ()(int, int) const+0x2550"),
+                         "Marlin::lambda1::operator")
         docs = sanitizer_report.parse_sanitizer_output(
             "========= WARN:(Warp Level Programming) Potential RAW hazard detected at __shared__ 0xf4 in block "
             "(0, 0, 0) :\n"
