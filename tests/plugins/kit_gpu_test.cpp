@@ -16,12 +16,9 @@
 
 #include "common/gpu_test.h"
 #include "common/run_command.h"
+#include "kit_test_support.h"
 #include "misbehaving_plugin.h"
 #include "tilecheck/reference/error.h"
-
-namespace tc_kit {
-void PrintTo(const Victim& v, std::ostream* out) { *out << v.variant; }
-}  // namespace tc_kit
 
 namespace tc {
 namespace {
@@ -37,18 +34,8 @@ constexpr const char* kFilter =
 // (2 s floor) and a configuration is given up after 2 hangs or 3 faults in a row.
 constexpr double kRunBudget = 90;
 
-std::string library(const tc_kit::Victim& v) {
-  std::string name = v.variant + 4;  // "kit-wrong-tile" -> "wrong-tile"
-  for (char& c : name) c = c == '-' ? '_' : c;
-  return std::string(TC_KIT_DIR) + "/libtc_kit_" + name + ".so";
-}
-
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("tc_kit_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using tc_kit::library;
+using tc_kit::scratch;
 
 class KitRun : public ::testing::TestWithParam<tc_kit::Victim> {};
 
@@ -272,14 +259,8 @@ TEST(KitCtest, EachVictimProcessFailsAndEveryOtherPasses) {
 #endif
 }
 
-std::string victim_name(const ::testing::TestParamInfo<tc_kit::Victim>& info) {
-  std::string name = info.param.variant;
-  for (char& c : name) c = c == '-' ? '_' : c;
-  return name;
-}
-
-INSTANTIATE_TEST_SUITE_P(Kit, KitRun, ::testing::ValuesIn(tc_kit::kVictims), victim_name);
-INSTANTIATE_TEST_SUITE_P(Kit, KitBench, ::testing::ValuesIn(tc_kit::kVictims), victim_name);
+INSTANTIATE_TEST_SUITE_P(Kit, KitRun, ::testing::ValuesIn(tc_kit::kVictims), tc_kit::victim_name);
+INSTANTIATE_TEST_SUITE_P(Kit, KitBench, ::testing::ValuesIn(tc_kit::kVictims), tc_kit::victim_name);
 
 }  // namespace
 }  // namespace tc

@@ -17,13 +17,10 @@
 
 #include "common/gpu_test.h"
 #include "common/run_command.h"
+#include "kit_test_support.h"
 #include "misbehaving_plugin.h"
 #include "tilecheck/reference/error.h"
 #include "tilecheck/reference/schedule.h"
-
-namespace tc_kit {
-static void PrintTo(const Victim& v, std::ostream* out) { *out << v.variant; }
-}  // namespace tc_kit
 
 namespace tc {
 namespace {
@@ -33,18 +30,9 @@ using tc_kit::Behaviour;
 using test_support::CommandResult;
 using test_support::run_command;
 
-std::string library(const tc_kit::Victim& v) {
-  std::string name = v.variant + 4;  // "kit-wrong-tile" -> "wrong_tile"
-  for (char& c : name) c = c == '-' ? '_' : c;
-  return std::string(TC_KIT_DIR) + "/libtc_kit_" + name + ".so";
-}
+using tc_kit::library;
 
-fs::path scratch(const std::string& name) {
-  const fs::path dir = fs::path(::testing::TempDir()) / ("tc_kit_workflows_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path scratch(const std::string& name) { return tc_kit::scratch("workflows_" + name); }
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);
@@ -119,13 +107,7 @@ TEST_P(KitWorkflows, TilesAndCompareGiveTheVerdictRunGave) {
   }
 }
 
-std::string victim_name(const ::testing::TestParamInfo<tc_kit::Victim>& info) {
-  std::string name = info.param.variant;
-  for (char& c : name) c = c == '-' ? '_' : c;
-  return name;
-}
-
-INSTANTIATE_TEST_SUITE_P(Kit, KitWorkflows, ::testing::ValuesIn(tc_kit::kVictims), victim_name);
+INSTANTIATE_TEST_SUITE_P(Kit, KitWorkflows, ::testing::ValuesIn(tc_kit::kVictims), tc_kit::victim_name);
 
 const tc_kit::Victim& kit(Behaviour b) { return tc_kit::kVictims[static_cast<int>(b) - 1]; }
 
