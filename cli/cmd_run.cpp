@@ -4,7 +4,6 @@
 // cells, and exits non-zero on any failure. Without a GPU it says so and judges a committed
 // recording of real kernel outputs (fixtures/recordings/) through the same comparator.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -16,7 +15,6 @@
 #include <regex>
 #include <string>
 #include <thread>
-#include <unordered_map>
 
 #include <cuda_runtime.h>
 

@@ -202,18 +202,6 @@ tc_problem DeviceCase::problem(const Launch& l, Workspace& ws) const {
 
 void DeviceCase::poison() { C_.fill16(kPoison); }
 
-RunResult DeviceCase::launch(const KernelPlugin& kernel, const Launch& l, Workspace& ws) {
-  if (context_lost) return {TC_ERR_CUDA, "FAULT: the CUDA context was lost by an earlier fault in this process"};
-  tc_problem q = problem(l, ws);
-  std::size_t need = 0;
-  RunResult sized = kernel.workspace_size(q, need);
-  if (!sized.ok()) return sized;
-  ws.reserve(need);
-  q = problem(l, ws);
-  poison();
-  return kernel.run(q);
-}
-
 RunResult DeviceCase::ask(const KernelPlugin& kernel, const Launch& l, Workspace& ws) const {
   std::size_t need = 0;
   return kernel.workspace_size(problem(l, ws), need);
@@ -240,7 +228,8 @@ KernelRun DeviceCase::collect(const Launch& l, const RunResult& launched) {
 }
 
 KernelRun DeviceCase::run(const KernelPlugin& kernel, const Launch& l, Workspace& ws) {
-  if (context_lost) return collect(l, launch(kernel, l, ws));  // reports the lost context
+  if (context_lost)
+    return collect(l, {TC_ERR_CUDA, "FAULT: the CUDA context was lost by an earlier fault in this process"});
   std::size_t need = 0;
   const RunResult sized = kernel.workspace_size(problem(l, ws), need);
   if (!sized.ok()) return collect(l, sized);

@@ -1,6 +1,7 @@
 // Running one case on the GPU through a kernel plugin: device copies of its packed inputs, a
-// workspace that stays zeroed between launches, and a launch that poisons C and the guard rows
-// around it first, then reads back the output, the guard band, and whether the kernel faulted.
+// workspace that is zero between launches (its locks checked after each), and a launch that poisons
+// C, the guard rows around it and the workspace's scratch first, then reads back the output, the
+// guard band, and whether the kernel faulted.
 // Host code only (the CUDA runtime API); used by `tilecheck run` and the GPU tests alike.
 #pragma once
 #include <cstddef>
@@ -90,15 +91,14 @@ class DeviceCase {
   int N() const { return N_; }
 
   tc_problem problem(const Launch& l, Workspace& ws) const;  // this case under `l`, with `ws` as its workspace
-  // Poisons C and its guard rows, then calls the kernel (asynchronous on l.stream).
-  RunResult launch(const KernelPlugin& kernel, const Launch& l, Workspace& ws);
   // Only asks the library for the launch's workspace size, which also says whether it implements
   // the launch (TC_ERR_UNSUPPORTED); launches nothing.
   RunResult ask(const KernelPlugin& kernel, const Launch& l, Workspace& ws) const;
   // Waits for l.stream, detects faults, reads back C and the guard band.
   KernelRun collect(const Launch& l, const RunResult& launched);
-  // launch + collect under the workspace discipline (Workspace), then, for a library that declares its
-  // numerics, its declaration for the problem (KernelRun::declared).
+  // Poisons C and its guard rows and the workspace's scratch, calls the kernel, collects, checks the
+  // workspace (Workspace::settle), then, for a library that declares its numerics, asks for its
+  // declaration for the problem (KernelRun::declared).
   KernelRun run(const KernelPlugin& kernel, const Launch& l, Workspace& ws);
   void poison();
   void* output() const;  // device pointer of C (inside the guard rows)
