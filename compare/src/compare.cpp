@@ -216,7 +216,8 @@ void finish_statistics(const StatisticsSums& sums, const std::vector<double>& ro
 // ---- the tiers (compare.h)
 
 TierResult exact_tier(const Expectation& e, const CompareOptions& options, const Counts& counts) {
-  if (!options.exact_tier || !e.exact_tier()) return {TierStatus::not_applicable, e.exact_tier() ? "off" : "not an exact case"};
+  if (!options.exact_tier || !e.exact_tier())
+    return {TierStatus::not_applicable, e.exact_tier() ? "off" : e.exact_tier_absent()};
   return {counts.not_exact == 0 ? TierStatus::pass : TierStatus::fail,
           cat(counts.not_exact, " element(s) not bitwise equal")};
 }

@@ -24,7 +24,7 @@ struct Fixture;  // tilecheck/fixtures/fixture.h
 // Where a case comes from; printed in reports and stored in error maps.
 struct CaseInfo {
   std::string case_id;       // e.g. "normal_m17n256k256g64"; names error-map files
-  std::string distribution;  // "exact" turns on the T0 tier (bitwise equality)
+  std::string distribution;  // "exact" and "slices" turn on the T0 tier (bitwise equality)
   std::uint64_t seed = 0;
   std::string provenance;    // free text: fixture path and generator version, or "synthetic"
 };
@@ -44,8 +44,12 @@ struct Expectation {
   int M() const { return schedule.shape.M; }
   int N() const { return schedule.shape.N; }
   // T0 applies to exact cases whose exactness survives the numerics (exact_under): fp16 partials
-  // cannot hold every partial sum of the fp32 contract's exact cases.
-  bool exact_tier() const { return info.distribution == "exact" && exact_under(numerics.numerics, contract); }
+  // cannot hold every partial sum of the fp32 contract's exact cases. A `slices` case keeps exact the
+  // partial sums a striped (contiguous) reduction stores; fp16 ones are exact in no other order, so
+  // with fp16 partials T0 needs the modelled schedule (docs/numerics.md, "Slice fixtures").
+  bool exact_tier() const;
+  // Why T0 does not apply ("" when it does).
+  std::string exact_tier_absent() const;
 };
 
 // Takes the reference as computed by the caller (or loaded from a fixture; its expected output must
