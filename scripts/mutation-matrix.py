@@ -4,14 +4,16 @@ detectors, and the clean kernel against the same detectors, in one run on a GPU 
 
     scripts/mutation-matrix.py --build build/gpu [--mutants 1,2,...] [--jobs 4] [--schedule unknown]
                                [--detectors matrix,...] [--out docs/results/mutation.md]
+    scripts/mutation-matrix.py --upstream --build build/gpu [--mutants u01,u02,...] [...]
 
 Build the mutants first: cmake --preset gpu -DTC_MUTANT_LIST="1;2;...;15" && cmake --build --preset gpu;
 the determinism detector needs the large fixtures: tilecheck golden regenerate --all (or its cases).
 Detectors, per kernel library:
   matrix       tilecheck run --committed over a subset of the matrix (--filter): per cell the
                comparator's verdicts: bound (T1), exact (T0 on exact cases), nonfinite,
-               unwritten (poison survived), guard (a write outside C), fault, error (e.g. the host
-               API refusing a workspace a previous launch left dirty); --schedule passes
+               unwritten (poison survived), guard (a write outside C), workspace (a lock left
+               non-zero), fault, hang, error (e.g. the host API refusing a workspace a previous
+               launch left dirty); --schedule passes
                `tilecheck run --schedule model|unknown` on, so that the kill matrix can be judged
                with the bounds for an unknown schedule (docs/numerics.md)
   determinism  kernel_gpu_tests --gtest_filter=Cases/Determinism.* (20 repeats bitwise equal)
@@ -20,9 +22,20 @@ Detectors, per kernel library:
 A mutant is caught when any detector raises an alarm; the clean kernel must raise none. The report
 also says whether the comparator's hints named the mutant's cause and its tiles (MUTANTS) and the
 time each mutant took. Exit status 0 only if every mutant is caught and the clean kernel is clean.
+
+--upstream judges the mutants of upstream IST-DASLab Marlin instead (plugins/ist-marlin/mutants.txt,
+built with -DTC_IST_MARLIN_SRC=<checkout> -DTC_IST_MARLIN_MUTANTS=all as libtc_ist_marlin_uNN.so),
+with the clean adapter libtc_ist_marlin.so as the control and the same detectors, adapted to what
+upstream is (docs/mutation-upstream.md): the matrix leaves out m1n8k8g8, which the compiler breaks
+(docs/case-study-ist-marlin-fault.md); determinism adds the Marlin-contract cases; the sanitizers run
+one process per configuration, accept n/a cells, leave out that configuration (racecheck also
+m1n16k4g8, whose real race fails a cell under the tool) and add upstream's two triaged real races to
+the allow-list (plugins/ist-marlin/mutants-allowlist.txt), so that an alarm is what the mutant adds.
+The expected hints and alarms come from the description file; the table also lists the failing cells.
 """
 import argparse
 import concurrent.futures
+import importlib.util
 import json
 import os
 import shutil
@@ -31,9 +44,13 @@ import sys
 import tempfile
 import time
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Sequence
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_spec = importlib.util.spec_from_file_location("ist_marlin_mutants",
+                                               os.path.join(ROOT, "scripts", "ist-marlin-mutants.py"))
+kit = importlib.util.module_from_spec(_spec)  # the upstream mutants' description parser (one parser, two users)
+_spec.loader.exec_module(kit)
 
 # number -> (slug, description, hint kinds that name the cause, hint kinds that name the right tiles).
 # An empty set means no hint is expected: a race the sanitizer (not the comparator) must find, or a
@@ -57,6 +74,34 @@ MUTANTS: Dict[int, tuple] = {
 }
 DETECTORS = ["matrix", "determinism", "racecheck", "memcheck"]
 DEFAULT_FILTER = r"_(m1n8k8|m2n16k4|m4n16k4)g[a-z0-9]+_[a-z0-9]+_[a-z0-9]+_sms(1|3|7|132)$"
+COLUMNS = list(kit.ALARMS)  # what a table counts; a description's `expect:` names these
+TIER_ALLOWLIST = os.path.join(ROOT, "tests", "sanitizer", "allowlist.txt")
+# Upstream Marlin's configurations (plugins/ist-marlin) bar m1n8k8g8, which faults on sm_90 whatever
+# the source (a compiler fault); its variant "upstream-2f6d7c1[-uNN]" is written with '_' in cell names.
+UPSTREAM_FILTER = r"_(m1n8k8gcol|m[1-4]n16k4g(8|col))_marlin_[a-z0-9_]+_sms(1|3|7|132)$"
+UPSTREAM_DETERMINISM = "Cases/Determinism.*:MarlinContract/Determinism.*"
+UPSTREAM_SANITIZER_FILTERS = {"racecheck": "Sanitize/*-*_m1n8k8g8_*:*_m1n16k4g8_*",
+                              "memcheck": "Sanitize/*-*_m1n8k8g8_*"}
+UPSTREAM_BASELINE = os.path.join(ROOT, "plugins", "ist-marlin", "mutants-allowlist.txt")
+FAILED = ("FAIL", "FAULT", "HANG", "ERROR")
+
+
+@dataclass
+class Target:
+    """What the matrix judges: a clean library and its mutants, and how each detector runs them."""
+    clean: str                                   # the control's library
+    clean_label: str
+    mutants: Dict[object, str]                   # key (ours: 1..15; upstream: "u01") -> library, in order
+    catalogue: Dict[object, tuple]               # key -> (slug, text, cause hints, tile hints)
+    cell_filter: str = DEFAULT_FILTER
+    expect: Dict[object, List[str]] = field(default_factory=dict)   # key -> alarms expected (upstream)
+    classes: Dict[object, str] = field(default_factory=dict)        # key -> bug class (upstream)
+    determinism_filter: str = "Cases/Determinism.*"
+    sanitizer_filters: Dict[str, str] = field(default_factory=dict)  # tool -> gtest filter (else the runner's)
+    sanitizer_args: List[str] = field(default_factory=list)          # e.g. --per-config --allow-na
+    allowlist: str = TIER_ALLOWLIST
+    source_dirs: Dict[str, str] = field(default_factory=dict)        # library -> its source's directory
+    log_dir: str = ""                                                # sanitizer logs kept here (else the runner's)
 
 
 @dataclass
@@ -66,6 +111,7 @@ class Result:
     hints: set = field(default_factory=set)
     seconds: Dict[str, float] = field(default_factory=dict)
     notes: List[str] = field(default_factory=list)
+    failing: List[tuple] = field(default_factory=list)  # (cell, configuration, status) of the matrix
 
     def caught(self) -> bool:
         return any(v > 0 for v in self.alarms.values())
@@ -104,28 +150,33 @@ def matrix(result: Result, build: str, library: str, cell_filter: str, timeout: 
         result.alarms[key] = sum(1 for c in cells if c.get(key, 0) > 0)
     result.alarms["exact"] = sum(1 for c in cells if "t0=fail" in c.get("tiers", ""))
     result.alarms["stats"] = sum(1 for c in cells if "t2=fail" in c.get("tiers", ""))
+    result.alarms["workspace"] = sum(1 for c in cells if c.get("workspace"))  # a lock left non-zero
     result.alarms["fault"] = sum(1 for c in cells if c["status"] == "FAULT")
     result.alarms["error"] = sum(1 for c in cells if c["status"] == "ERROR")
+    result.alarms["hang"] = sum(1 for c in cells if c["status"] == "HANG")
+    result.failing = [(c["cell"], c.get("config", ""), c["status"]) for c in cells if c["status"] in FAILED]
     for c in cells:
         result.hints.update(c.get("hints", []))
     result.notes.append(f"{len(cells)} cells")
 
 
-def determinism(result: Result, build: str, library: str, timeout: float) -> None:
+def determinism(result: Result, build: str, library: str, timeout: float,
+                gtest_filter: str = "Cases/Determinism.*") -> None:
     env = dict(os.environ, TC_KERNEL=library, TC_ERRMAP_DIR="off")
     code, out, seconds = run([os.path.join(build, "tests", "kernel", "kernel_gpu_tests"),
-                              "--gtest_filter=Cases/Determinism.*", "--gtest_brief=1"], env, timeout)
+                              f"--gtest_filter={gtest_filter}", "--gtest_brief=1"], env, timeout)
     result.seconds["determinism"] = seconds
     result.alarms["determinism"] = 1 if code != 0 else 0
     if "race" in out or "differs" in out:
         result.hints.add("race")
 
 
-def sanitizer(result: Result, build: str, library: str, tool: str, timeout: float) -> None:
+def sanitizer(result: Result, build: str, library: str, tool: str, timeout: float, extra: Sequence[str] = (),
+              allowlist: str = TIER_ALLOWLIST) -> None:
     code, out, seconds = run([sys.executable, os.path.join(ROOT, "tests", "sanitizer", "run_sanitizer.py"),
                               "--tool", tool, "--suite", os.path.join(build, "tests", "suite", "suite_gpu_tests"),
-                              "--kernel", library, "--allowlist", os.path.join(ROOT, "tests", "sanitizer", "allowlist.txt"),
-                              "--timeout", str(timeout)], None, timeout + 30)
+                              "--kernel", library, "--allowlist", allowlist,
+                              "--timeout", str(timeout)] + list(extra), None, timeout + 30)
     result.seconds[tool] = seconds
     if code == 77:
         result.notes.append(f"{tool} skipped: {out.strip().splitlines()[-1] if out.strip() else ''}")
@@ -133,16 +184,29 @@ def sanitizer(result: Result, build: str, library: str, tool: str, timeout: floa
     result.alarms[tool] = 0 if code == 0 else 1
 
 
-def evaluate(name: str, build: str, library: str, args) -> Result:
+def sanitizer_extra(target: Target, name: str, library: str, tool: str) -> List[str]:
+    """The runner's options a target adds for one library and tool."""
+    extra = list(target.sanitizer_args)
+    if tool in target.sanitizer_filters:
+        extra += ["--filter", target.sanitizer_filters[tool]]
+    if library in target.source_dirs:  # allow-list entries read the mutant's own lines
+        extra += ["--source-dir", target.source_dirs[library]]
+    if target.log_dir:
+        extra += ["--log", os.path.join(target.log_dir, f"{name.replace(' ', '-')}.{tool}.log")]
+    return extra
+
+
+def evaluate(name: str, build: str, library: str, args, target: Target) -> Result:
     r = Result(name)
     print(f"== {name}: {library}", flush=True)
     if "matrix" in args.detectors:
-        matrix(r, build, library, args.filter, args.timeout, args.schedule)
+        matrix(r, build, library, target.cell_filter, args.timeout, args.schedule)
     if "determinism" in args.detectors:
-        determinism(r, build, library, args.timeout)
+        determinism(r, build, library, args.timeout, target.determinism_filter)
     for tool in ("racecheck", "memcheck"):
         if tool in args.detectors:
-            sanitizer(r, build, library, tool, args.timeout)
+            sanitizer(r, build, library, tool, args.timeout, sanitizer_extra(target, name, library, tool),
+                      target.allowlist)
     print(f"== {name}: alarms {r.alarms}  hints {sorted(r.hints)}  {sum(r.seconds.values()):.0f} s", flush=True)
     return r
 
@@ -157,38 +221,121 @@ def hint_verdict(r: Result, want: set) -> str:
     return "yes" if r.hints & want else "no"
 
 
-def markdown(clean: Result, mutants: List[tuple], args) -> str:
-    detectors = ["bound", "exact", "stats", "nonfinite", "unwritten", "guard", "fault", "error", "hang", "crash",
-                 "determinism", "racecheck", "memcheck"]
-    lines = ["# Mutation kill matrix", "",
-             f"`scripts/mutation-matrix.py --build {args.build}`"
+def failing_cells(label: str, r: Result, shown: int = 4) -> str:
+    """One line: how many matrix cells failed, how, in which configurations, and a few of them by name."""
+    statuses: Dict[str, int] = {}
+    configs: Dict[str, int] = {}
+    for _, config, status in r.failing:
+        statuses[status] = statuses.get(status, 0) + 1
+        configs[config] = configs.get(config, 0) + 1
+    how = ", ".join(f"{s} {n}" for s, n in sorted(statuses.items()))
+    where = ", ".join(f"{c} {n}" for c, n in sorted(configs.items()))
+    names = ", ".join(f"`{cell}`" for cell, _, _ in r.failing[:shown])
+    return f"- {label}: {len(r.failing)} cells ({how}); {where}; e.g. {names}"
+
+
+def markdown(clean: Result, mutants: List[tuple], args, target: Optional[Target] = None) -> str:
+    catalogue = target.catalogue if target else MUTANTS
+    upstream = bool(target and target.expect)
+    extra = ["caught by", "expected"] if upstream else []
+    title = ": upstream IST-DASLab Marlin (plugins/ist-marlin/mutants.txt)" if upstream else ""
+    lines = ["# Mutation kill matrix" + title, "",
+             f"`scripts/mutation-matrix.py{' --upstream' if upstream else ''} --build {args.build}`"
              + (f" `--schedule {args.schedule}`" if getattr(args, "schedule", "") else "")
              + (f" `--detectors {','.join(args.detectors)}`" if getattr(args, "detectors", DETECTORS) != DETECTORS
                 else "")
-             + f"; matrix subset `--filter '{args.filter}'` over the "
+             + f"; matrix subset `--filter '{target.cell_filter if target else args.filter}'` over the "
              "committed cases. A cell of the table counts the matrix cells (or 1 for a failed test) that raised that "
              "alarm. `cause` and `tiles` say whether the comparator's hints named the mutant's cause and the tiles it "
-             "breaks (`-`: no wrong output for a hint to explain, or no hint expected).", "",
-             "| kernel | " + " | ".join(detectors) + " | caught | cause | tiles | seconds |",
-             "|---|" + "---|" * (len(detectors) + 4)]
-    rows = [("clean (upstream)", clean, set(), set())] + \
-        [(f"{n} {MUTANTS[n][0]}", r, MUTANTS[n][2], MUTANTS[n][3]) for n, r in mutants]
-    for label, r, cause, tiles in rows:
-        cells = [str(r.alarms.get(d, "")) for d in detectors]
-        caught = ("ALARM" if r.caught() else "clean") if label.startswith("clean") else ("yes" if r.caught() else "SURVIVED")
+             "breaks (`-`: no wrong output for a hint to explain, or no hint expected)."
+             + (" `caught by` lists the alarms raised; `expected` the description's, those raised in bold." if upstream
+                else ""), "",
+             "| kernel | " + " | ".join(COLUMNS + ["caught"] + extra) + " | cause | tiles | seconds |",
+             "|---|" + "---|" * (len(COLUMNS) + len(extra) + 4)]
+    clean_label = target.clean_label if target else "clean (upstream)"
+    rows = [(clean_label, clean, set(), set(), [])] + \
+        [(f"{n} {catalogue[n][0]}", r, catalogue[n][2], catalogue[n][3], target.expect.get(n, []) if upstream else [])
+         for n, r in mutants]
+    for i, (label, r, cause, tiles, expect) in enumerate(rows):
+        cells = [str(r.alarms.get(d, "")) for d in COLUMNS]
+        caught = ("ALARM" if r.caught() else "clean") if i == 0 else ("yes" if r.caught() else "SURVIVED")
+        if upstream:
+            fired = [d for d in COLUMNS if r.alarms.get(d, 0) > 0]
+            cells += [caught, ", ".join(fired) or "-", ", ".join(f"**{d}**" if d in fired else d for d in expect) or "-"]
+        else:
+            cells.append(caught)
         lines.append(f"| {label} | " + " | ".join(cells) +
-                     f" | {caught} | {hint_verdict(r, cause)} | {hint_verdict(r, tiles)} | {sum(r.seconds.values()):.0f} |")
-    lines += ["", "Mutants:", ""] + [f"- {n}: {MUTANTS[n][1]}" for n, _ in mutants]
-    notes = [f"- {label}: {'; '.join(r.notes)}" + (f"; hints: {', '.join(sorted(r.hints))}" if r.hints else "")
-             for label, r, _, _ in rows if r.notes or r.hints]
+                     f" | {hint_verdict(r, cause)} | {hint_verdict(r, tiles)} | {sum(r.seconds.values()):.0f} |")
+    if upstream:
+        lines += ["", "Mutants (upstream's line numbers):", ""] + \
+            [f"- {n} {catalogue[n][0]} ({target.classes[n]}): {catalogue[n][1]}" for n, _ in mutants]
+        failing = [failing_cells(label, r) for label, r, _, _, _ in rows if r.failing]
+        lines += ["", "Failing cells (the matrix detector):", ""] + (failing or ["- none"])
+    else:
+        lines += ["", "Mutants:", ""] + [f"- {n}: {catalogue[n][1]}" for n, _ in mutants]
+    notes = [f"- {label}: " + "; ".join(r.notes + ([f"hints: {', '.join(sorted(r.hints))}"] if r.hints else []))
+             for label, r, _, _, _ in rows if r.notes or r.hints]
     return "\n".join(lines + (["", "Notes:", ""] + notes if notes else [])) + "\n"
+
+
+def plan_ours(args, numbers: List[int]) -> Target:
+    kernel_dir = os.path.join(args.build, "kernel")
+    return Target(os.path.join(kernel_dir, "libtc_kernel_upstream.so"), "clean (upstream)",
+                  {n: os.path.join(kernel_dir, f"libtc_kernel_mut{n:02d}.so") for n in numbers}, MUTANTS,
+                  args.filter or DEFAULT_FILTER)
+
+
+def cmake_cache(build: str, name: str) -> str:
+    try:
+        with open(os.path.join(build, "CMakeCache.txt")) as f:
+            for line in f:
+                if line.startswith(name + ":"):
+                    return line.split("=", 1)[1].strip()
+    except OSError:
+        pass
+    return ""
+
+
+def plan_upstream(args, description) -> Target:
+    """The clean adapter and the chosen mutants of upstream's file (kit.MutantError: a bad --mutants)."""
+    chosen = kit.select(description, args.mutants)
+    kernel_dir = os.path.join(args.build, "kernel")
+    work = os.path.join(args.build, "mutation-ist-marlin")  # the merged allow-list and the sanitizer logs
+    clean = os.path.join(kernel_dir, "libtc_ist_marlin.so")
+    t = Target(clean, f"clean (ist-marlin {description.commit})",
+               {m.id: os.path.join(kernel_dir, f"libtc_ist_marlin_{m.id}.so") for m in chosen},
+               {m.id: (m.slug, m.what, m.cause, m.tiles) for m in chosen}, args.filter or UPSTREAM_FILTER,
+               expect={m.id: m.expect for m in chosen}, classes={m.id: m.klass for m in chosen},
+               determinism_filter=UPSTREAM_DETERMINISM, sanitizer_filters=dict(UPSTREAM_SANITIZER_FILTERS),
+               sanitizer_args=["--per-config", "--allow-na"], allowlist=os.path.join(work, "allowlist.txt"),
+               log_dir=work)
+    mutant_dir = os.path.join(args.build, "plugins", "ist-marlin", "mutants")
+    t.source_dirs = {lib: os.path.join(mutant_dir, key) for key, lib in t.mutants.items()}
+    upstream_src = cmake_cache(args.build, "TC_IST_MARLIN_SRC")
+    if upstream_src:
+        t.source_dirs[clean] = upstream_src
+    return t
+
+
+def merge_allowlists(parts: Sequence[str], out: str) -> None:
+    """The tier's allow-list with the kit's baseline entries after it: one file for the runner."""
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        for part in parts:
+            with open(part) as src:
+                f.write(f"# ---- {part}\n" + src.read().rstrip("\n") + "\n")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default="build/gpu", help="CMake build directory with the mutant libraries")
-    parser.add_argument("--mutants", default=",".join(str(n) for n in MUTANTS), help="comma-separated numbers")
-    parser.add_argument("--filter", default=DEFAULT_FILTER, help="tilecheck run --filter for the matrix detector")
+    parser.add_argument("--upstream", action="store_true",
+                        help="judge upstream Marlin's mutants (libtc_ist_marlin_uNN.so) against the clean adapter")
+    parser.add_argument("--description", default=kit.DEFAULT_DESCRIPTION, help="with --upstream: the mutant descriptions")
+    parser.add_argument("--mutants", default="", help="comma-separated numbers (--upstream: ids such as u01 or 1); "
+                                                      "default: every mutant")
+    parser.add_argument("--filter", default="", help="tilecheck run --filter for the matrix detector "
+                                                     "(default: the mode's, DEFAULT_FILTER or UPSTREAM_FILTER)")
     parser.add_argument("--timeout", type=float, default=240, help="seconds per detector run")
     parser.add_argument("--jobs", type=int, default=1, help="kernels evaluated at once (each detector is its own process)")
     parser.add_argument("--schedule", default="", choices=["", "model", "unknown"],
@@ -201,32 +348,38 @@ def main() -> int:
     args.detectors = [d for d in args.detectors.split(",") if d]
     if not args.detectors or any(d not in DETECTORS for d in args.detectors):
         parser.error(f"--detectors '{','.join(args.detectors)}': expected a comma-separated subset of {DETECTORS}")
-    try:
-        numbers = [int(x) for x in args.mutants.split(",") if x]
-    except ValueError:
-        parser.error(f"--mutants '{args.mutants}' is not a comma-separated list of numbers")
     if args.jobs < 1:
         parser.error(f"--jobs {args.jobs}: expected a number of kernels at once, 1 or more")
-    unknown = [n for n in numbers if n not in MUTANTS]
-    if unknown:
-        parser.error(f"unknown mutant(s) {unknown}: expected numbers in {sorted(MUTANTS)}")
+    if args.upstream:
+        try:
+            target = plan_upstream(args, kit.load_description(args.description))
+        except kit.MutantError as e:
+            parser.error(str(e))
+    else:
+        try:
+            numbers = [int(x) for x in args.mutants.split(",") if x] or sorted(MUTANTS)
+        except ValueError:
+            parser.error(f"--mutants '{args.mutants}' is not a comma-separated list of numbers")
+        unknown = [n for n in numbers if n not in MUTANTS]
+        if unknown:
+            parser.error(f"unknown mutant(s) {unknown}: expected numbers in {sorted(MUTANTS)}")
+        target = plan_ours(args, numbers)
     if subprocess.run(["nvidia-smi", "-L"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                       check=False).returncode != 0 if shutil.which("nvidia-smi") else True:
         print("SKIPPED: mutation-matrix needs a GPU (nvidia-smi -L found none)")
         return 77
-    kernel_dir = os.path.join(args.build, "kernel")
-    libraries = {n: os.path.join(kernel_dir, f"libtc_kernel_mut{n:02d}.so") for n in numbers}
-    missing = [p for p in [os.path.join(kernel_dir, "libtc_kernel_upstream.so")] + list(libraries.values())
-               if not os.path.isfile(p)]
+    missing = [p for p in [target.clean] + list(target.mutants.values()) if not os.path.isfile(p)]
     if missing:
-        print(f"mutation-matrix: missing kernel libraries {missing}; build with -DTC_MUTANT_LIST", file=sys.stderr)
+        how = "-DTC_IST_MARLIN_SRC and -DTC_IST_MARLIN_MUTANTS" if args.upstream else "-DTC_MUTANT_LIST"
+        print(f"mutation-matrix: missing kernel libraries {missing}; build with {how}", file=sys.stderr)
         return 2
-    kernels = [("clean", os.path.join(kernel_dir, "libtc_kernel_upstream.so"))] + \
-        [(f"mutant {n}", libraries[n]) for n in numbers]
+    if args.upstream:
+        merge_allowlists([TIER_ALLOWLIST, UPSTREAM_BASELINE], target.allowlist)
+    kernels = [("clean", target.clean)] + [(f"mutant {n}", lib) for n, lib in target.mutants.items()]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:  # processes share the GPU
-        done = list(pool.map(lambda k: evaluate(k[0], args.build, k[1], args), kernels))
-    clean, results = done[0], list(zip(numbers, done[1:]))
-    text = markdown(clean, results, args)
+        done = list(pool.map(lambda k: evaluate(k[0], args.build, k[1], args, target), kernels))
+    clean, results = done[0], list(zip(target.mutants, done[1:]))
+    text = markdown(clean, results, args, target)
     if args.out:
         with open(args.out, "w") as f:
             f.write(text)

@@ -1,7 +1,12 @@
-"""The kill-matrix script's own logic, without a GPU: the table it writes and its verdicts."""
+"""The kill-matrix script's own logic, without a GPU: the table it writes and its verdicts, for our
+kernel's mutants and (--upstream) for upstream Marlin's, with fake detector runs."""
 import importlib.util
+import json
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -73,6 +78,151 @@ class KillMatrix(unittest.TestCase):
         clean = mm.Result("clean", alarms={"bound": 1})
         text = mm.markdown(clean, [], Args())
         self.assertIn("ALARM", text)
+
+
+class FakeRuns:
+    """Stands in for mm.run: records every command; `tilecheck run` writes the given cells as its JSON."""
+
+    def __init__(self, cells=(), code=0):
+        self.commands, self.envs, self.cells, self.code = [], [], list(cells), code
+
+    def __call__(self, command, env, timeout):
+        self.commands.append(command)
+        self.envs.append(env)
+        if "--json" in command:
+            with open(command[command.index("--json") + 1], "w") as f:
+                json.dump({"cells": self.cells}, f)
+        return self.code, "", 1.5
+
+    def __enter__(self):
+        self.real, mm.run = mm.run, self
+        return self
+
+    def __exit__(self, *exc):
+        mm.run = self.real
+
+
+def cell(name, config, status, **counts):
+    return dict({"cell": name, "config": config, "status": status, "tiers": "", "hints": []}, **counts)
+
+
+class Upstream(unittest.TestCase):
+    """--upstream: upstream Marlin's mutants (plugins/ist-marlin/mutants.txt) through the same detectors."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.build = self.tmp.name
+        with open(os.path.join(self.build, "CMakeCache.txt"), "w") as f:
+            f.write("TC_IST_MARLIN_SRC:PATH=/src/marlin/marlin\n")
+        self.args = UpstreamArgs(self.build)
+        self.target = mm.plan_upstream(self.args, mm.kit.load_description())
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_the_plan_names_the_adapter_libraries_and_reads_the_description(self):
+        t = self.target
+        self.assertEqual(t.clean, os.path.join(self.build, "kernel", "libtc_ist_marlin.so"))
+        self.assertEqual(list(t.mutants)[:2], ["u01", "u02"])
+        self.assertEqual(t.mutants["u07"], os.path.join(self.build, "kernel", "libtc_ist_marlin_u07.so"))
+        self.assertEqual(t.catalogue["u01"][0], "scales-in-reduce-scratch")
+        self.assertIn("scale_fetch", t.catalogue["u01"][2])
+        self.assertEqual(t.expect["u03"], ["guard"])
+        self.assertEqual(t.source_dirs[t.clean], "/src/marlin/marlin")
+        self.assertEqual(t.source_dirs[t.mutants["u05"]], os.path.join(self.build, "plugins", "ist-marlin", "mutants", "u05"))
+        self.args.mutants = "3,u01"
+        self.assertEqual(list(mm.plan_upstream(self.args, mm.kit.load_description()).mutants), ["u03", "u01"])
+        self.args.mutants = "u99"
+        with self.assertRaises(mm.kit.MutantError):
+            mm.plan_upstream(self.args, mm.kit.load_description())
+
+    def test_the_filter_leaves_out_the_configuration_the_compiler_breaks(self):
+        import re
+        f = re.compile(mm.UPSTREAM_FILTER)
+        ok = "normal_m17_n256_k256_g128_marlin_m2n16k4g8_marlin_upstream_2f6d7c1_u03_sms7"
+        self.assertTrue(f.search(ok))
+        self.assertTrue(f.search(ok.replace("_u03", "")))
+        self.assertFalse(f.search("normal_m1_n128_k128_g128_marlin_m1n8k8g8_marlin_upstream_2f6d7c1_sms7"))
+        self.assertTrue(f.search("normal_m6_n128_k128_gcol_marlin_m1n8k8gcol_marlin_upstream_2f6d7c1_sms1"))
+
+    def test_every_detector_runs_with_the_upstream_options(self):
+        cells = [cell("a_m2n16k4g8_marlin_upstream_2f6d7c1_u07_sms7", "m2n16k4g8", "FAIL", workspace="lock 0 left at 3"),
+                 cell("b_m4n16k4gcol_marlin_upstream_2f6d7c1_u07_sms1", "m4n16k4gcol", "HANG"),
+                 cell("c_m1n16k4g8_marlin_upstream_2f6d7c1_u07_sms3", "m1n16k4g8", "FAIL", bound=12,
+                      tiers="t0=fail t1=fail", hints=["multi_slice"]),
+                 cell("d_m1n16k4g8_marlin_upstream_2f6d7c1_u07_sms3", "m1n16k4g8", "pass"),
+                 cell("e_m1n16k4g8_fp32_upstream_2f6d7c1_u07_sms3", "m1n16k4g8", "n/a")]
+        library = self.target.mutants["u07"]
+        with FakeRuns(cells, code=1) as fake:
+            r = mm.evaluate("mutant u07", self.build, library, self.args, self.target)
+        matrix, determinism, racecheck, memcheck = fake.commands
+        self.assertEqual(matrix[matrix.index("--filter") + 1], mm.UPSTREAM_FILTER)
+        self.assertEqual(matrix[matrix.index("--kernel") + 1], library)
+        self.assertIn(f"--gtest_filter={mm.UPSTREAM_DETERMINISM}", determinism)
+        self.assertEqual(fake.envs[1]["TC_KERNEL"], library)
+        for command, tool in ((racecheck, "racecheck"), (memcheck, "memcheck")):
+            self.assertIn("--per-config", command)
+            self.assertIn("--allow-na", command)
+            self.assertEqual(command[command.index("--filter") + 1], mm.UPSTREAM_SANITIZER_FILTERS[tool])
+            self.assertEqual(command[command.index("--allowlist") + 1], self.target.allowlist)
+            self.assertEqual(command[command.index("--source-dir") + 1], self.target.source_dirs[library])
+            self.assertEqual(command[command.index("--log") + 1],
+                             os.path.join(self.target.log_dir, f"mutant-u07.{tool}.log"))
+        self.assertIn("m1n8k8g8", mm.UPSTREAM_SANITIZER_FILTERS["memcheck"].split("-", 1)[1])
+        self.assertIn("m1n16k4g8", mm.UPSTREAM_SANITIZER_FILTERS["racecheck"].split("-", 1)[1])
+        self.assertEqual((r.alarms["workspace"], r.alarms["hang"], r.alarms["bound"], r.alarms["exact"]), (1, 1, 1, 1))
+        self.assertEqual((r.alarms["determinism"], r.alarms["racecheck"], r.alarms["memcheck"]), (1, 1, 1))
+        self.assertEqual([c[2] for c in r.failing], ["FAIL", "HANG", "FAIL"])
+        self.assertEqual(r.hints, {"multi_slice"})
+
+    def test_the_table_says_what_caught_each_mutant_and_what_was_expected(self):
+        clean = mm.Result("clean", alarms={"bound": 0, "racecheck": 0})
+        u03 = mm.Result("u03", alarms={"guard": 4, "bound": 0}, hints={"row_predication"}, seconds={"matrix": 2.0},
+                        failing=[("x_m1n16k4gcol_marlin_upstream_2f6d7c1_u03_sms1", "m1n16k4gcol", "FAIL")] * 3 +
+                        [("y_m2n16k4g8_marlin_upstream_2f6d7c1_u03_sms7", "m2n16k4g8", "FAIL")])
+        u08 = mm.Result("u08", alarms={"hang": 0, "bound": 0})
+        text = mm.markdown(clean, [("u03", u03), ("u08", u08)], self.args, self.target)
+        self.assertIn("# Mutation kill matrix: upstream IST-DASLab Marlin", text)
+        self.assertIn("`scripts/mutation-matrix.py --upstream --build", text)
+        self.assertIn("| caught | caught by | expected | cause | tiles | seconds |", text)
+        self.assertIn("| clean (ist-marlin 2f6d7c1) |", text)
+        row = next(line for line in text.splitlines() if line.startswith("| u03 no-row-predicate |"))
+        self.assertIn("| yes | guard | **guard** | yes | yes | 2 |", row)
+        row = next(line for line in text.splitlines() if line.startswith("| u08 lock-release-twice |"))
+        self.assertIn("| SURVIVED | - | hang |", row)
+        self.assertIn("- u03 no-row-predicate (partial-M row predication): The write-out", text)
+        self.assertIn("- u03 no-row-predicate: 4 cells (FAIL 4); m1n16k4gcol 3, m2n16k4g8 1; e.g. `x_m1n16k4gcol", text)
+        self.assertIn("- u03 no-row-predicate: hints: row_predication", text)
+
+    def test_the_merged_allowlist_keeps_the_tiers_entries_and_adds_the_baseline(self):
+        import sys as _sys
+        _sys.path.insert(0, os.path.join(HERE, "..", "sanitizer"))
+        _sys.dont_write_bytecode = True
+        from sanitizer_allowlist import load_allowlist
+        mm.merge_allowlists([mm.TIER_ALLOWLIST, mm.UPSTREAM_BASELINE], self.target.allowlist)
+        entries = load_allowlist(self.target.allowlist)
+        self.assertEqual(len(entries), len(load_allowlist(mm.TIER_ALLOWLIST)) + 2)
+
+    def test_the_command_line_without_a_gpu(self):
+        script = os.path.join(HERE, "..", "..", "scripts", "mutation-matrix.py")
+        p = subprocess.run([sys.executable, script, "--upstream", "--build", self.build, "--mutants", "u99"],
+                           capture_output=True, text=True)
+        self.assertEqual(p.returncode, 2)
+        self.assertIn("unknown mutant 'u99'", p.stderr)
+        if shutil.which("nvidia-smi") is None:
+            p = subprocess.run([sys.executable, script, "--upstream", "--build", self.build], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 77)
+            self.assertIn("SKIPPED", p.stdout)
+
+
+class UpstreamArgs:
+    def __init__(self, build):
+        self.build = build
+        self.mutants = "all"
+        self.filter = ""
+        self.timeout = 10.0
+        self.schedule = ""
+        self.detectors = list(mm.DETECTORS)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""Writes mutants of upstream IST-DASLab Marlin's kernel file (marlin_cuda_kernel.cu) into a build tree,
+from the descriptions in plugins/ist-marlin/mutants.txt (the format is documented at its top).
+
+    ist-marlin-mutants.py --upstream DIR|FILE --out DIR [--mutants all|u01,3,...] [--description FILE]
+    ist-marlin-mutants.py --list [--description FILE]
+    ist-marlin-mutants.py --check --upstream DIR|FILE [--mutants ...]
+
+--upstream names upstream's checkout directory (what -DTC_IST_MARLIN_SRC names) or the file itself;
+its SHA-256 must be the one the description records, or nothing is written. Each selected mutant is
+written to <out>/<id>/marlin_cuda_kernel.cu, only when its content changed (so that a build tool
+recompiles only the mutants whose edits changed). --out must not lie in the repository's source tree
+(a build tree inside it, with its CMakeCache.txt, is fine): upstream's text never enters the
+repository. --check applies every selected mutant without writing anything. --list prints the
+mutants, one a line.
+
+Exit status: 0 done; 2 anything that stops it (the description malformed, the file's hash another,
+an edit that does not apply, a bad argument), with a one-line message naming the file and line.
+Python 3 standard library only. docs/mutation-upstream.md describes the kit.
+"""
+import argparse
+import hashlib
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Sequence
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_DESCRIPTION = os.path.join(ROOT, "plugins", "ist-marlin", "mutants.txt")
+UPSTREAM_FILE = "marlin_cuda_kernel.cu"
+# The alarms an `expect:` line may name: the kill matrix's columns (scripts/mutation-matrix.py).
+ALARMS = ("bound", "exact", "stats", "nonfinite", "unwritten", "guard", "workspace", "fault", "error", "hang",
+          "crash", "determinism", "racecheck", "memcheck")
+# One token of upstream's text: an identifier (optionally called with no arguments), a number, or a
+# short operator. Nothing longer may be named, so that no statement of upstream's is ever stored.
+TOKEN = re.compile(r"[A-Za-z_]\w*(\(\))?|0[xX][0-9A-Fa-f]+|[0-9]+|[-+*/%<>=!&|^~?:]{1,3}")
+MAX_TOKEN = 32
+MAX_TEXT = 100
+OPERATOR_CHARS = "-+*/%<>=!&|^~?:"
+EDIT = re.compile(r"edit\s+(\d+)\s*:\s*(.*)$")
+QUOTED = r"`([^`]*)`"
+EDIT_FORMS = [
+    ("replace_all", re.compile(rf"replace\s+all\s+{QUOTED}\s+with\s+{QUOTED}$")),
+    ("replace", re.compile(rf"replace\s+{QUOTED}\s+with\s+{QUOTED}$")),
+    ("delete", re.compile(r"delete$")),
+    ("prepend", re.compile(rf"prepend\s+{QUOTED}$")),
+    ("append", re.compile(rf"append\s+{QUOTED}$")),
+]
+
+
+class MutantError(Exception):
+    """Anything that stops the writer; the message is one line."""
+
+
+@dataclass
+class Edit:
+    line: int          # line of upstream's file, from 1
+    kind: str          # replace, replace_all, delete, prepend, append
+    token: str = ""    # replace*: the token of upstream's line
+    text: str = ""     # replace*: what replaces it; prepend/append: what is added
+    at: str = ""       # description file:line, for messages
+
+    def __str__(self) -> str:
+        if self.kind in ("replace", "replace_all"):
+            which = "replace all" if self.kind == "replace_all" else "replace"
+            return f"line {self.line}: {which} `{self.token}` with `{self.text}`"
+        return f"line {self.line}: {self.kind}" + (f" `{self.text}`" if self.text else "")
+
+
+@dataclass
+class Mutant:
+    id: str
+    slug: str
+    at: str
+    klass: str = ""
+    what: str = ""
+    cause: set = field(default_factory=set)
+    tiles: set = field(default_factory=set)
+    expect: List[str] = field(default_factory=list)
+    edits: List[Edit] = field(default_factory=list)
+
+    def lines(self) -> List[int]:
+        return sorted({e.line for e in self.edits})
+
+
+@dataclass
+class Description:
+    path: str
+    upstream_path: str = ""
+    commit: str = ""
+    sha256: str = ""
+    mutants: Dict[str, Mutant] = field(default_factory=dict)   # in the file's order
+
+
+def parse_edit(rest: str, line: int, at: str) -> Edit:
+    for kind, form in EDIT_FORMS:
+        m = form.match(rest)
+        if not m:
+            continue
+        groups = m.groups()
+        if kind in ("replace", "replace_all"):
+            token, text = groups
+            if not TOKEN.fullmatch(token) or len(token) > MAX_TOKEN:
+                raise MutantError(f"{at}: `{token}` is not one token (an identifier, number, short operator or name()); "
+                                  "an edit names at most one token of upstream's line")
+            edit = Edit(line, kind, token, text, at)
+        else:
+            edit = Edit(line, kind, "", groups[0] if groups else "", at)
+            if kind != "delete" and not edit.text.strip():
+                raise MutantError(f"{at}: {kind} needs a non-empty text")
+        if len(edit.text) > MAX_TEXT:
+            raise MutantError(f"{at}: the text is {len(edit.text)} characters; at most {MAX_TEXT}")
+        return edit
+    raise MutantError(f"{at}: cannot read the edit '{rest}' (expected replace [all] `A` with `B`, delete, "
+                      "prepend `T` or append `T`)")
+
+
+def parse_words(value: str, at: str, allowed: Optional[Sequence[str]] = None) -> List[str]:
+    words = [] if value.strip() == "-" else value.split()
+    for w in words:
+        if not re.fullmatch(r"[a-z][a-z0-9_]*", w) or (allowed is not None and w not in allowed):
+            raise MutantError(f"{at}: '{w}' is not " + (f"one of {', '.join(allowed)}" if allowed else "a hint kind"))
+    return words
+
+
+def parse_description(text: str, path: str) -> Description:
+    d = Description(path)
+    current: Optional[Mutant] = None
+    for number, raw in enumerate(text.splitlines(), 1):
+        at = f"{path}:{number}"
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        words = line.split()
+        if words[0] == "upstream":
+            if len(words) != 5 or words[3] != "sha256" or not re.fullmatch(r"[0-9a-f]{64}", words[4]):
+                raise MutantError(f"{at}: expected 'upstream <path> <commit> sha256 <64 lower-case hex digits>'")
+            if d.sha256:
+                raise MutantError(f"{at}: a second 'upstream' line")
+            d.upstream_path, d.commit, d.sha256 = words[1], words[2], words[4]
+        elif words[0] == "mutant":
+            if not d.sha256:
+                raise MutantError(f"{at}: a mutant before the 'upstream' line that identifies the file")
+            if len(words) != 3 or not re.fullmatch(r"u\d{2}", words[1]) or not re.fullmatch(r"[a-z0-9-]+", words[2]):
+                raise MutantError(f"{at}: expected 'mutant uNN <slug of a-z, 0-9, ->'")
+            if words[1] in d.mutants:
+                raise MutantError(f"{at}: mutant {words[1]} is described twice")
+            current = d.mutants[words[1]] = Mutant(words[1], words[2], at)
+        elif current is None:
+            raise MutantError(f"{at}: '{words[0]}' outside a mutant entry")
+        elif EDIT.match(line):
+            m = EDIT.match(line)
+            current.edits.append(parse_edit(m.group(2).strip(), int(m.group(1)), at))
+        elif ":" in line and line.split(":", 1)[0] in ("class", "what", "cause", "tiles", "expect"):
+            key, value = (s.strip() for s in line.split(":", 1))
+            if key in ("class", "what"):
+                setattr(current, "klass" if key == "class" else "what", value)
+            elif key == "expect":
+                current.expect = parse_words(value, at, ALARMS)
+            else:
+                setattr(current, key, set(parse_words(value, at)))
+        else:
+            raise MutantError(f"{at}: cannot read '{line}' (expected class:, what:, cause:, tiles:, expect: or edit N:)")
+    if not d.sha256:
+        raise MutantError(f"{path}: no 'upstream <path> <commit> sha256 <hash>' line")
+    for m in d.mutants.values():
+        missing = [k for k, v in (("class", m.klass), ("what", m.what), ("expect", m.expect), ("edit", m.edits)) if not v]
+        if missing:
+            raise MutantError(f"{m.at}: mutant {m.id} has no {', '.join(missing)}")
+        for e in m.edits:
+            if e.kind == "delete" and any(o.line == e.line and o is not e for o in m.edits):
+                raise MutantError(f"{e.at}: a deleted line takes no other edit")
+    return d
+
+
+def load_description(path: str = DEFAULT_DESCRIPTION) -> Description:
+    try:
+        with open(path, encoding="utf-8") as f:
+            return parse_description(f.read(), path)
+    except OSError as e:
+        raise MutantError(f"cannot read the description {path}: {e.strerror}")
+
+
+def token_pattern(token: str) -> "re.Pattern[str]":
+    """The token as a whole: not inside a longer identifier or number, nor a longer operator."""
+    if token[0] in OPERATOR_CHARS:
+        edge = re.escape(OPERATOR_CHARS)
+        return re.compile(rf"(?<![{edge}]){re.escape(token)}(?![{edge}])")
+    tail = "" if token.endswith("()") else r"(?![\w.])"
+    return re.compile(rf"(?<![\w.]){re.escape(token)}{tail}")
+
+
+def apply_edit(content: str, edit: Edit) -> str:
+    """The line's content (without its line ending) after the edit."""
+    if edit.kind == "delete":
+        return ""
+    if edit.kind == "prepend":  # after the indentation, so that the line still reads as code
+        indent = len(content) - len(content.lstrip())
+        return content[:indent] + edit.text + content[indent:]
+    if edit.kind == "append":
+        if "//" in content:
+            raise MutantError(f"{edit.at}: cannot append to line {edit.line}: "
+                              "it holds a // comment that would swallow the text")
+        return content + edit.text
+    found = len(token_pattern(edit.token).findall(content))
+    if found == 0 or (edit.kind == "replace" and found > 1):
+        what = "not found" if found == 0 else f"found {found} times (use 'replace all', or another token)"
+        raise MutantError(f"{edit.at}: token `{edit.token}` {what} on line {edit.line} of upstream's file")
+    return token_pattern(edit.token).sub(lambda _: edit.text, content)
+
+
+def check_hash(data: bytes, d: Description, where: str) -> None:
+    got = hashlib.sha256(data).hexdigest()
+    if got != d.sha256:
+        raise MutantError(f"{where} has sha256 {got}, but {d.path} describes {d.upstream_path} at {d.commit}, "
+                          f"sha256 {d.sha256}: refusing a file its line numbers do not describe")
+
+
+def mutate(data: bytes, mutant: Mutant) -> bytes:
+    """Upstream's file with the mutant's edits; every line keeps its number (and its line ending)."""
+    lines = data.decode("utf-8").splitlines(keepends=True)
+    for edit in mutant.edits:
+        if not 1 <= edit.line <= len(lines):
+            raise MutantError(f"{edit.at}: line {edit.line} is out of range: upstream's file has {len(lines)} lines")
+        line = lines[edit.line - 1]
+        body = line.rstrip("\r\n")
+        lines[edit.line - 1] = apply_edit(body, edit) + line[len(body):]
+    out = "".join(lines).encode("utf-8")
+    if out == data:
+        raise MutantError(f"{mutant.at}: mutant {mutant.id} changes nothing")
+    return out
+
+
+def select(d: Description, spec: str) -> List[Mutant]:
+    """'all' (or empty), or ids separated by ',' or ';': u07, 7 and 07 name the same mutant."""
+    if spec.strip() in ("", "all"):
+        return list(d.mutants.values())
+    chosen = []
+    for item in filter(None, (s.strip() for s in re.split(r"[,;\s]+", spec))):
+        m = re.fullmatch(r"u?(\d+)", item)
+        key = f"u{int(m.group(1)):02d}" if m else item
+        if key not in d.mutants:
+            raise MutantError(f"unknown mutant '{item}': {d.path} describes {', '.join(d.mutants)}")
+        if d.mutants[key] not in chosen:
+            chosen.append(d.mutants[key])
+    return chosen
+
+
+def upstream_file(path: str) -> str:
+    return os.path.join(path, UPSTREAM_FILE) if os.path.isdir(path) else path
+
+
+def inside_source_tree(out: str) -> bool:
+    """True when `out` lies in the repository but in no build tree (a directory with CMakeCache.txt)."""
+    root, here = os.path.realpath(ROOT), os.path.realpath(out)
+    if os.path.commonpath([root, here]) != root:
+        return False
+    while here != root:
+        if os.path.isfile(os.path.join(here, "CMakeCache.txt")):
+            return False
+        here = os.path.dirname(here)
+    return True
+
+
+def write_if_changed(path: str, data: bytes) -> bool:
+    try:
+        with open(path, "rb") as f:
+            if f.read() == data:
+                return False
+    except OSError:
+        pass
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, path)
+    return True
+
+
+def listing(d: Description) -> str:
+    rows = [f"{d.upstream_path} at {d.commit} (sha256 {d.sha256}), {len(d.mutants)} mutants:"]
+    for m in d.mutants.values():
+        rows.append(f"{m.id}  {m.slug:<26} {m.klass}; lines {', '.join(map(str, m.lines()))}; "
+                    f"expect {' '.join(m.expect)}")
+    return "\n".join(rows)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--description", default=DEFAULT_DESCRIPTION, help="the mutant descriptions (default %(default)s)")
+    parser.add_argument("--upstream", help="upstream's checkout directory (holding marlin_cuda_kernel.cu) or the file")
+    parser.add_argument("--out", help="directory of the mutants: <out>/<id>/marlin_cuda_kernel.cu (a build tree)")
+    parser.add_argument("--mutants", default="all", help="'all' or ids separated by ',' or ';' (u01, 1)")
+    parser.add_argument("--list", action="store_true", help="print the mutants and exit")
+    parser.add_argument("--check", action="store_true", help="apply the mutants without writing them")
+    args = parser.parse_args(argv)
+    try:
+        d = load_description(args.description)
+        if args.list:
+            print(listing(d))
+            return 0
+        if not args.upstream or not (args.out or args.check):
+            parser.print_usage(sys.stderr)
+            raise MutantError("--upstream and one of --out or --check are needed (or --list)")
+        if args.out and inside_source_tree(args.out):
+            raise MutantError(f"--out {args.out} lies in the repository's source tree: mutants go into a build tree")
+        source = upstream_file(args.upstream)
+        try:
+            with open(source, "rb") as f:
+                data = f.read()
+        except OSError as e:
+            raise MutantError(f"cannot read upstream's file {source}: {e.strerror}")
+        check_hash(data, d, source)
+        chosen = select(d, args.mutants)
+        rewritten = 0
+        for m in chosen:
+            mutated = mutate(data, m)
+            if args.out:
+                rewritten += write_if_changed(os.path.join(args.out, m.id, UPSTREAM_FILE), mutated)
+        print(f"ist-marlin-mutants: {len(chosen)} mutant(s) apply" +
+              (f"; {rewritten} (re)written in {args.out}, the others unchanged" if args.out else ""))
+        return 0
+    except MutantError as e:
+        print(f"ist-marlin-mutants: error: {e}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
