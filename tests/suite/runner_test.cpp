@@ -149,6 +149,28 @@ TEST(JudgeCell, DeclaredNumericsDecideWhetherTheExactTierApplies) {
   EXPECT_NE(refused.message.find("accumulator fp16 is not supported"), std::string::npos) << refused.message;
 }
 
+// Every element inside its bound but one not bitwise the expected one on an exact case: the cell
+// fails on T0 alone, and its message says so (the header's mismatch count is 0).
+TEST(JudgeCell, AFailingTierWithNoMismatchedElementIsNamedInTheMessage) {
+  const Fixture f = load_case(default_golden_paths(), "exact_m16_n256_k256_g128_marlin");
+  const Cell cell = cell_of(f, 3);
+  HalfMatrix C = f.ref.expected;
+  int changed = 0;
+  const Expectation e = cell_expectation(f, cell, contract_default(cell.contract));
+  for (Eigen::Index i = 0; i < C.size() && changed == 0; ++i) {
+    const half_bits next = half_from_key(half_key(C.data()[i]) + 1);
+    if (admits(e.bounds.at(static_cast<int>(i / C.cols()), static_cast<int>(i % C.cols())), next)) {
+      C.data()[i] = next;
+      ++changed;
+    }
+  }
+  ASSERT_EQ(changed, 1) << "no element has room for one ULP";
+  const CellOutcome o = judge_cell(f, cell, contract_default(cell.contract), {C, GuardBand{}, kClean}, "");
+  EXPECT_EQ(o.status, CellStatus::fail);
+  EXPECT_EQ(o.counts.mismatched(), 0);
+  EXPECT_NE(o.message.find("; T0 exact FAIL: 1 element(s) not bitwise equal"), std::string::npos) << o.message;
+}
+
 TEST(UnjudgedOutcome, AFaultIsFaultAHangIsHangUnsupportedIsNotApplicableAndTheRestIsError) {
   const Cell cell{kCase, TileConfig{1, 8, 8, 8}, Contract::marlin, "upstream", 1};
   KernelRun fault;
