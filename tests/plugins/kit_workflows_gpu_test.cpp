@@ -42,11 +42,13 @@ nlohmann::json read_json(const fs::path& path) {
 
 std::string config_name(const tc_tile_config& c) { return name(TileConfig{c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks}); }
 
-// The cell's output as tiles and compare print it: the header line the run's JSON keeps as its message
-// (after the workspace finding, which they print on a line of its own).
+// The cell's output as tiles and compare print it: the header line the run's JSON keeps in its message
+// (between the workspace finding and the failing tiers, which they print on lines of their own).
 std::string header_of(const std::string& message) {
   const std::size_t at = message.find("Mismatched ");
-  return at == std::string::npos ? message : message.substr(at);
+  if (at == std::string::npos) return message;
+  const std::size_t end = message.find("; ", at);
+  return message.substr(at, end == std::string::npos ? std::string::npos : end - at);
 }
 
 class KitWorkflows : public ::testing::TestWithParam<tc_kit::Victim> {};
