@@ -96,11 +96,13 @@ void print_judged_numerics(const std::string& library, const std::vector<CellOut
     std::cout << "bounds for " << library << ": " << numerics << ": " << count << " cells\n";
 }
 
-int finish(const Summary& summary, const RunHeader& header, const std::string& json) {
+// The table and the bounds; `json` names the results file, written here when `write` (a live run's
+// pipeline has written it already).
+int finish(const Summary& summary, const RunHeader& header, const std::string& json, bool write) {
   summary.print(std::cout);
   print_judged_numerics(header.kernel, summary.outcomes());
   if (!json.empty()) {
-    summary.write_json(json, header);
+    if (write) summary.write_json(json, header);
     std::cout << "cells written to " << json << "\n";
   }
   return summary.passed() ? 0 : 1;
@@ -142,7 +144,7 @@ int judge_recording(const std::string& path, const std::regex& filter, const Run
   for (const CellOutcome& outcome : pool.finish()) summary.add(outcome);
   progress.step(chosen.size(), chosen.size(), chosen.back()->cell);
   return finish(summary, {recording.kernel, recording.variant, path, recording.device, recording.tilecheck_version},
-                o.json);
+                o.json, true);
 }
 
 // The matrix for this kernel library on this device, narrowed by --reduced, --committed and --filter;
@@ -270,7 +272,7 @@ int run_live(const std::regex& filter, const RunOptions& o) {
     write_recording(recording, o.record);
     std::cout << "recorded " << recording.cells.size() << " outputs to " << o.record << "\n";
   }
-  const int code = finish(summary, m.header, m.json);
+  const int code = finish(summary, m.header, m.json, false);
   if (run.interrupted) {  // end as the signal would have, now that the results are kept
     std::cout.flush();
     std::fflush(nullptr);

@@ -79,7 +79,7 @@ struct KernelRun {
   std::optional<KernelNumerics> declared = std::nullopt;  // the library's tc_plugin_numerics for this problem, if any
   std::string workspace;  // what the workspace check found after the launch ("" if its locks were left zero)
   bool interrupted = false;  // the run was stopped (SIGINT/SIGTERM) before a result: not run
-  double launch_seconds = 0;  // from the launch to the result, in the worker (the watchdog's measure)
+  double launch_seconds = 0;  // from the launch to the result, as the parent sees it (the watchdog's measure)
 };
 
 class DeviceCase {
