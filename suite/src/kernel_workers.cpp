@@ -35,11 +35,14 @@ const WatchdogTimes::Times* WatchdogTimes::times_for(const std::string& config) 
 
 // A completed cell i of `seconds` t_i and work w_i predicts at most t_i * max(1, w / w_i) for work w:
 // the maximum over i is max(slowest, w * slowest_per_work).
+double WatchdogTimes::predicted(const Times& t, double work) {
+  return std::max(t.slowest, std::max(work, 1.0) * t.slowest_per_work);
+}
+
 double WatchdogTimes::timeout(const std::string& config, double work, double cap) const {
   const Times* t = times_for(config);
   if (t == nullptr) return cap;
-  const double predicted = std::max(t->slowest, std::max(work, 1.0) * t->slowest_per_work);
-  return std::min(cap, std::max(kFloor, kFactor * predicted));
+  return std::min(cap, std::max(kFloor, kFactor * predicted(*t, work)));
 }
 
 std::string WatchdogTimes::explain(const std::string& config, double work, double cap) const {
@@ -48,10 +51,10 @@ std::string WatchdogTimes::explain(const std::string& config, double work, doubl
   if (t == nullptr) return cat("the cap, ", seconds_text(cap), " s: no cell of this library had completed");
   if (chosen >= cap) return cat("the cap, ", seconds_text(cap), " s");
   const std::string whose = by_config_.count(config) ? cat(config, "'s") : std::string("this library's");
-  const double predicted = std::max(t->slowest, std::max(work, 1.0) * t->slowest_per_work);
+  const double seconds = predicted(*t, work);
   if (chosen <= kFloor) return cat("the floor, ", seconds_text(kFloor), " s: ", whose, " completed cells predict ",
-                                   seconds_text(predicted), " s");
-  return cat(seconds_text(kFactor), " x ", seconds_text(predicted), " s predicted from ", whose,
+                                   seconds_text(seconds), " s");
+  return cat(seconds_text(kFactor), " x ", seconds_text(seconds), " s predicted from ", whose,
              " completed cells at this size");
 }
 

@@ -59,6 +59,7 @@ class WatchdogTimes {
     double slowest_per_work = 0; // the largest seconds / multiply-adds of one
   };
   const Times* times_for(const std::string& config) const;
+  static double predicted(const Times& t, double work);  // the slowest completed cell, scaled to `work`
   std::map<std::string, Times> by_config_;
   Times any_;  // over every configuration
   bool any_completed_ = false;
