@@ -8,7 +8,8 @@
 // the last block (tilecheck/reference/scale_permutation.h).
 //
 // Sections: 1 dequantization  2 kernel arguments  3 the kernel: slice setup, pipeline, main loop,
-// block reduction, global reduction, write-out. Compile-time variants and mutants: variants.h.
+// block reduction, global reduction, write-out. Compile-time variants and mutants: variants.h; the
+// delay variants' seam (nothing in other builds): delays.cuh.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +19,7 @@
 
 #include <cuda_fp16.h>
 
+#include "delays.cuh"
 #include "ptx.cuh"
 #include "tilecheck/kernel/plugin.h"  // tc_contract
 #include "tilecheck/kernel/smem_layout.h"
@@ -233,6 +235,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   const int groups = kPerColumn ? 1 : args.K / (16 * GROUP_BLOCKS);
   int* const trace = args.trace ? args.trace + blockIdx.x * (1 + 5 * args.trace_capacity) : nullptr;
   int traced = 0;
+  Delays<kDelays> delays;  // the delay variants' lagging warps (delays.cuh); empty otherwise
 
   float acc[M_BLOCKS][4][2][4];
 
@@ -327,6 +330,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     const auto wait_stage = [&](auto pending) {
       cp_async_wait<decltype(pending)::value + (mutant(kMutWaitOneTooFew) ? 1 : 0)>();
       if constexpr (!mutant(kMutNoStageBarrier)) __syncthreads();
+      delays.at(DelaySite::stage_wait);
     };
 
     // ---- fragments: what one warp reads of one 16-deep sub-tile, double-buffered in registers ----
@@ -479,6 +483,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     if (fetch_scales_here) {
       if constexpr (!mutant(kMutNoScaleWait)) cp_async_wait<0>();
       __syncthreads();  // a thread's wait covers its own copies; the barrier publishes them
+      delays.at(DelaySite::scale_wait);
     }
 
     // ---- global reduction: blocks sharing the column add in slice order, one at a time ----
@@ -491,6 +496,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     if (reduce && slice_idx > 0) {
       if (!mutant(kMutNoLock) && tid == 0) wait_for_turn(lock, slice_idx, column);
       __syncthreads();
+      delays.at(DelaySite::lock_acquire);
     }
     // fp32: the running sum of the block before us in the order (block + 1) comes from its slot of
     // partials, ours goes to our slot. One pass: every load issued first, each sum stored straight
@@ -549,6 +555,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         }
       }
       int4* dst = c_first;
+      delays.at(DelaySite::write_out);  // before this warp reads the staged tile
 #pragma unroll
       for (int i = 0; i < kCIters; ++i, dst += c_step) {
         const int r = int(utid / kC8) + i * kCRowStep;
@@ -599,6 +606,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     }
     if (reduce) {
       __syncthreads();  // every store of the running sum is issued before the lock moves
+      delays.at(DelaySite::lock_release);
       if (tid == 0) {
         if (last) {
           if constexpr (!mutant(kMutNoLockReset)) atomicExch(lock, 0);  // self-resetting workspace

@@ -1,6 +1,7 @@
 // Compile-time variants of the kernel, one per library target (kernel/CMakeLists.txt):
 //   TC_SCALE_FETCH_ORDER  where the last block fetches per-column scales (the seed issue's question)
 //   TC_MUTANT             one injected bug class, for the mutation suite (0: none)
+//   TC_DELAYS             seeded delays at the synchronisation points (delays.cuh; 0: none)
 // Every switch below is small and named, so a mutant is one `if constexpr` away from the real code.
 #pragma once
 
@@ -11,6 +12,9 @@
 #endif
 #ifndef TC_MUTANT
 #define TC_MUTANT 0
+#endif
+#ifndef TC_DELAYS
+#define TC_DELAYS 0
 #endif
 
 namespace tc {
@@ -38,5 +42,6 @@ enum Mutant : int {
 };
 constexpr int kMutant = TC_MUTANT;
 TC_HOST_DEVICE constexpr bool mutant(Mutant m) { return kMutant == m; }
+constexpr bool kDelays = TC_DELAYS;
 
 }  // namespace tc
