@@ -99,7 +99,9 @@ const std::vector<std::string>& case_families() {
 std::string case_family(const CaseSpec& s) {
   switch (s.distribution) {
     case Distribution::exact:
-    case Distribution::slices: return "exact";  // both are judged bit for bit (T0)
+    case Distribution::slices:
+    case Distribution::ties:
+    case Distribution::extremes: return "exact";  // all judged bit for bit (T0)
     case Distribution::onehot_a:
     case Distribution::onehot_w:
     case Distribution::onehot_scale: return "onehot";

@@ -24,7 +24,7 @@ struct Fixture;  // tilecheck/fixtures/fixture.h
 // Where a case comes from; printed in reports and stored in error maps.
 struct CaseInfo {
   std::string case_id;       // e.g. "normal_m17n256k256g64"; names error-map files
-  std::string distribution;  // "exact" and "slices" turn on the T0 tier (bitwise equality)
+  std::string distribution;  // "exact", "slices", "ties", "extremes" turn on T0 (bitwise equality)
   std::uint64_t seed = 0;
   std::string provenance;    // free text: fixture path and generator version, or "synthetic"
 };
