@@ -22,6 +22,7 @@ std::string_view name(HintKind kind) {
     case HintKind::row_half: return "row_half";
     case HintKind::warp: return "warp";
     case HintKind::scale_ratio: return "scale_ratio";
+    case HintKind::group_boundary: return "group_boundary";
     case HintKind::dropped_chunk: return "dropped_chunk";
     case HintKind::low_precision: return "low_precision";
     case HintKind::block: return "block";
@@ -95,6 +96,7 @@ std::vector<Hint> find_hints(const Expectation& e, const Comparison& c) {
   const size_t before = out.size();
   hints::scale_fetch(e, c, fails, out);
   hints::scale_ratio(e, c, fails, out);
+  if (out.size() == before) hints::group_boundary(e, c, fails, out);
   const std::vector<hints::InputSample> samples = hints::input_samples(e, c, fails);
   if (!hints::dropped_chunk(e, samples, out)) hints::low_precision(e, c, samples, out);
   if (out.size() == before) hints::whole_tiles(e, c, fails, out);

@@ -1,7 +1,8 @@
 // Shared by the files of the hint finder: hints.cpp (names, the sampling rule, the order the rules
 // run in) and the rules, grouped by the evidence they read: hints_placement.cpp (where the
 // failures sit), hints_values.cpp (what the failing values and the tiers' statistics say),
-// hints_scales.cpp (ratios of scales) and hints_inputs.cpp (hypotheses tested on the k-chunk sums).
+// hints_scales.cpp (ratios of scales), hints_groups.cpp (a neighbouring group's scale on part of K)
+// and hints_inputs.cpp (hypotheses tested on the k-chunk sums).
 // Each rule appends the hints it finds to `out`.
 #pragma once
 #include <string>
@@ -40,6 +41,10 @@ void tiers(const Comparison& c, std::vector<Hint>& out);
 void scale_fetch(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
                  std::vector<Hint>& out);
 void scale_ratio(const Expectation& e, const Comparison& c, const std::vector<Element>& fails, std::vector<Hint>& out);
+
+// A neighbouring group's scale on part of K (hints_groups.cpp).
+void group_boundary(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
+                    std::vector<Hint>& out);
 
 // Hypotheses on the inputs (hints_inputs.cpp). A sampled out-of-bound element with what the
 // kernel's accumulator must have been and the 16-deep k-chunk sums of its dot product (computed

@@ -72,11 +72,13 @@ Problem grid_problem(Contract contract, int group, const char* distribution) {
 HalfMatrix model_kernel(const Expectation& e, const Faults& f) {
   const Shape& s = e.shape();
   const int G = static_cast<int>(e.w.scales.rows()), kb = e.schedule.config.k_blocks;
-  F64Matrix a = to_double(e.A), w(s.K, s.N);
+  F64Matrix a = to_double(e.A), w(s.K, s.N), w_before(s.K, s.N);  // w_before: the k-tile before's scales
   for (int k = 0; k < s.K; ++k)
     for (int j = 0; j < s.N; ++j) {
       const int g = is_per_column(s.group) ? 0 : std::clamp(k / s.group + f.scale_group_offset, 0, G - 1);
+      const int g_before = is_per_column(s.group) ? 0 : std::max(0, (k - 16 * kb) / s.group);
       w(k, j) = half_to_double(dequantized_weight(e.w.codes(k, j), e.w.scales(g, j), s.group));
+      w_before(k, j) = half_to_double(dequantized_weight(e.w.codes(k, j), e.w.scales(g_before, j), s.group));
     }
   HalfMatrix C(s.M, s.N);
   const auto final_rounding = f.epilogue_toward_zero ? truncating_fp32::FinalRounding::toward_zero
@@ -89,8 +91,10 @@ HalfMatrix model_kernel(const Expectation& e, const Faults& f) {
           double acc = 0;
           for (int step = sl.k_tile_begin * kb; step < sl.k_tile_end * kb; ++step) {
             if (sl.block == f.drop_first_step_of && step == sl.k_tile_begin * kb) continue;
+            const bool lagging = sl.block == f.lagging_group_scale_of && (step / kb - sl.k_tile_begin) % 2 == 1;
+            const F64Matrix& weights = lagging ? w_before : w;
             double sum = 0;  // 16 products of fp16 values: exact in double
-            for (int k = 16 * step; k < 16 * step + 16; ++k) sum += a(i, k) * w(k, j);
+            for (int k = 16 * step; k < 16 * step + 16; ++k) sum += a(i, k) * weights(k, j);
             acc = f.fp16_accumulation ? rn16(acc + sum) : trunc32(acc + sum);
           }
           return acc;

@@ -34,6 +34,8 @@ struct Faults {
   bool fp16_accumulation = false;  // round the running sum to fp16 after every 16-deep step
   int drop_first_step_of = -1;     // this block skips the first 16-deep step of each of its slices
   int scale_group_offset = 0;      // grouped scales: k in group g dequantized with group g + offset
+  int lagging_group_scale_of = -1;  // this block's slices: a k-tile at an odd position of its slice reads
+                                    // the scales of the k-tile before (group scales fetched at even ones)
   bool epilogue_toward_zero = false;  // the final conversion to fp16 truncates
   int wrong_column_scale_of = -1;  // per-column: tiles this block writes use the scale of column j ^ 1
 };

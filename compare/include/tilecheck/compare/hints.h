@@ -22,6 +22,7 @@ enum class HintKind {
   row_half,            // only rows 0-7 or 8-15 of each 16: accumulator fragment halves
   warp,                // only the columns of one warp of each tile
   scale_ratio,         // got / expected is an exact ratio of two scales: wrong scale group/column
+  group_boundary,      // part of K dequantized with a neighbouring scale group's scale
   dropped_chunk,       // got = y* minus one 16-deep k-chunk's sum
   low_precision,       // errors grow with the running sum like fp16 rounding: fp16 accumulation
   block,               // every failing tile involves one thread block
