@@ -18,6 +18,7 @@ Command add_golden(CLI::App& parent);
 Command add_bench(CLI::App& parent);
 Command add_tiles(CLI::App& parent);
 Command add_compare(CLI::App& parent);
+Command add_perturb(CLI::App& parent);
 Command add_worker(CLI::App& parent);
 
 }  // namespace tc::cli

@@ -18,7 +18,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   const std::vector<tc::cli::Command> commands = {tc::cli::add_run(app), tc::cli::add_golden(app),
                                                      tc::cli::add_bench(app), tc::cli::add_tiles(app), tc::cli::add_compare(app),
-                                                     tc::cli::add_worker(app)};
+                                                     tc::cli::add_perturb(app), tc::cli::add_worker(app)};
   const std::string command_problem = tc::cli::command_word_problem(app, argc, argv);
   if (!command_problem.empty()) {
     std::fprintf(stderr, "tilecheck: error: %s\n", command_problem.c_str());

@@ -10,6 +10,7 @@
 #include "tilecheck/reference/error.h"
 #include "tilecheck/compare/poison.h"
 #include "tilecheck/suite/cuda_check.h"
+#include "tilecheck/suite/noise.h"
 
 namespace tc {
 namespace {
@@ -239,7 +240,11 @@ KernelRun DeviceCase::run(const KernelPlugin& kernel, const Launch& l, Workspace
   if (!laid.ok()) return collect(l, laid);
   ws.poison_scratch(layout);
   poison();
-  KernelRun out = collect(l, kernel.run(problem(l, ws)));
+  // A perturbation round runs the kernel on a stream of its priority, with its noise beside it.
+  Launch on = l;
+  if (l.perturb) on.stream = perturbation_stream(l.perturb->priority);
+  const tc_problem q = problem(on, ws);
+  KernelRun out = collect(on, l.perturb ? run_perturbed(kernel, q, *l.perturb) : kernel.run(q));
   // A launch that faulted lost the context (nothing to check); any other outcome, a refusal too,
   // leaves the workspace zero for the next cell.
   if (!out.fault) out.workspace = ws.settle(layout, need);

@@ -108,7 +108,7 @@ void KernelWorkers::count(const TileConfig& c, const KernelRun& r, double work) 
   if (!r.fault && r.status.ok()) times_.completed(name(c), r.launch_seconds, work);
 }
 
-CellRun KernelWorkers::run(int slot, const Cell& cell, const Fixture& f) {
+CellRun KernelWorkers::run(int slot, const Cell& cell, const Fixture& f, const std::optional<PerturbRound>& perturb) {
   CellRun out;
   if (interrupt_requested()) {
     out.run.interrupted = true;
@@ -135,6 +135,7 @@ CellRun KernelWorkers::run(int slot, const Cell& cell, const Fixture& f) {
   Launch launch;
   launch.config = cell.config;
   launch.sms = cell.sms;
+  launch.perturb = perturb;
   if (not_run) {
     // The configuration is not launched again, but a cell the library does not implement is still
     // n/a, not a fault: ask it without launching (e.g. upstream Marlin's fp32 cells).

@@ -22,6 +22,37 @@ Enum get_enum(Message& m, const char* what) {
   return static_cast<Enum>(v - 1);
 }
 
+// A perturbation round travels field by field and is checked on arrival (check_round).
+void put_round(Message& m, const std::optional<PerturbRound>& r) {
+  m.put<std::uint8_t>(r ? 1 : 0);
+  if (!r) return;
+  m.put<std::int32_t>(r->index);
+  m.put<std::int32_t>(r->noise_sm_percent);
+  m.put<std::int32_t>(r->noise_blocks_per_sm);
+  m.put<std::int32_t>(r->noise_threads);
+  m.put<std::int32_t>(r->noise_smem_kib);
+  m.put<std::int32_t>(static_cast<std::int32_t>(r->order));
+  m.put<std::int32_t>(static_cast<std::int32_t>(r->priority));
+  m.put<std::uint32_t>(r->seed);
+  m.put<double>(r->noise_limit_ms);
+}
+
+std::optional<PerturbRound> get_round(Message& m) {
+  if (m.get<std::uint8_t>() == 0) return std::nullopt;
+  PerturbRound r;
+  r.index = m.get<std::int32_t>();
+  r.noise_sm_percent = m.get<std::int32_t>();
+  r.noise_blocks_per_sm = m.get<std::int32_t>();
+  r.noise_threads = m.get<std::int32_t>();
+  r.noise_smem_kib = m.get<std::int32_t>();
+  r.order = static_cast<NoiseOrder>(m.get<std::int32_t>());
+  r.priority = static_cast<StreamPriority>(m.get<std::int32_t>());
+  r.seed = m.get<std::uint32_t>();
+  r.noise_limit_ms = m.get<double>();
+  check_round(r);
+  return r;
+}
+
 std::optional<KernelNumerics> get_numerics(Message& m) {
   if (m.get<std::uint8_t>() == 0) return std::nullopt;
   KernelNumerics n;
@@ -86,6 +117,7 @@ Message encode_launch(const Launch& launch) {
   m.put<std::int32_t>(launch.sms);
   m.put<std::int32_t>(launch.max_par);
   m.put<std::uint32_t>(launch.flags);
+  put_round(m, launch.perturb);
   return m;
 }
 
@@ -95,6 +127,7 @@ Launch decode_launch(Message& m) {
   l.sms = m.get<std::int32_t>();
   l.max_par = m.get<std::int32_t>();
   l.flags = m.get<std::uint32_t>();
+  l.perturb = get_round(m);
   return l;
 }
 

@@ -96,7 +96,8 @@ class DeviceCase {
   RunResult ask(const KernelPlugin& kernel, const Launch& l, Workspace& ws) const;
   // Waits for l.stream, detects faults, reads back C and the guard band.
   KernelRun collect(const Launch& l, const RunResult& launched);
-  // Poisons C and its guard rows and the workspace's scratch, calls the kernel, collects, checks the
+  // Poisons C and its guard rows and the workspace's scratch, calls the kernel (with a perturbation
+  // round's noise beside it when `l` carries one: tilecheck/suite/noise.h), collects, checks the
   // workspace (Workspace::settle), then, for a library that declares its numerics, asks for its
   // declaration for the problem (KernelRun::declared).
   KernelRun run(const KernelPlugin& kernel, const Launch& l, Workspace& ws);

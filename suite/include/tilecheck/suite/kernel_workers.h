@@ -17,6 +17,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,9 +94,10 @@ class KernelWorkers {
   int slots() const { return static_cast<int>(options_.devices.size()); }
   int device(int slot) const { return options_.devices[static_cast<std::size_t>(slot)]; }
 
-  // Runs `cell` on slot `slot`'s worker. Safe to call from one thread per slot at once. After the
-  // run is interrupted (tilecheck/suite/interrupt.h) it launches nothing: the cell is not run.
-  CellRun run(int slot, const Cell& cell, const Fixture& f);
+  // Runs `cell` on slot `slot`'s worker, with a perturbation round's noise beside it when given
+  // (tilecheck/suite/noise.h). Safe to call from one thread per slot at once. After the run is
+  // interrupted (tilecheck/suite/interrupt.h) it launches nothing: the cell is not run.
+  CellRun run(int slot, const Cell& cell, const Fixture& f, const std::optional<PerturbRound>& perturb = std::nullopt);
 
  private:
   struct Slot {

@@ -3,11 +3,13 @@
 // go into, for every caller that drives a kernel library (the suite's DeviceCase, `tilecheck bench`).
 #pragma once
 #include <cstddef>
+#include <optional>
 
 #include "tilecheck/kernel/plugin.h"
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/schedule.h"
 #include "tilecheck/reference/shape.h"
+#include "tilecheck/suite/perturb_plan.h"
 
 namespace tc {
 
@@ -18,6 +20,9 @@ struct Launch {
   int max_par = 0;                // 0: the kernel's default
   unsigned flags = 0;             // TC_FLAG_*
   void* stream = nullptr;         // cudaStream_t; null: the legacy default stream
+  // The perturbation tier's round: noise beside the launch, on a stream of the round's priority
+  // (tilecheck/suite/noise.h; DeviceCase::run). None for every other launch.
+  std::optional<PerturbRound> perturb;
 };
 
 // Device pointers, laid out as tilecheck/kernel/plugin.h says.

@@ -19,7 +19,7 @@ struct CaseInputs {
 Message encode_case(const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales, int group, Contract contract);
 CaseInputs decode_case(Message& m);
 
-Message encode_launch(const Launch& launch);  // the stream stays the worker's own (null)
+Message encode_launch(const Launch& launch);  // the stream stays the worker's own (null); a round travels
 Launch decode_launch(Message& m);
 
 Message encode_result(const KernelRun& r);

@@ -1,0 +1,26 @@
+// The noise kernel of the perturbation tier (noise_kernel.cu), behind a launch function, so that
+// the host side (noise.cpp) is plain C++: tilecheck/suite/noise.h says what the noise does.
+#pragma once
+#include <cuda_runtime.h>
+
+namespace tc {
+
+struct NoiseControl {
+  int stop;     // set by the host (a copy on the control stream) once the kernel's stream has ended
+  int started;  // noise blocks that have begun
+};
+
+struct NoiseArgs {
+  NoiseControl* control;
+  unsigned* buffer;  // global traffic: larger than L2, so that the kernel's loads wait for DRAM
+  unsigned long long buffer_words;
+  unsigned smem_words;  // dynamic shared memory per block, in 4-byte words
+  unsigned seed;
+  long long limit_ns;  // each block ends by then at the latest
+};
+
+// Lets the noise ask for up to `bytes` of dynamic shared memory per block.
+cudaError_t allow_noise_smem(int bytes);
+cudaError_t launch_noise(const NoiseArgs& args, int blocks, int threads, cudaStream_t stream);
+
+}  // namespace tc
