@@ -3,7 +3,7 @@
 detectors, and the clean kernel against the same detectors, in one run on a GPU machine.
 
     scripts/mutation-matrix.py --build build/gpu [--mutants 1,2,...] [--jobs 4] [--schedule unknown]
-                               [--detectors matrix,...] [--out docs/results/mutation.md]
+                               [--detectors matrix,...] [--sanitizers always|needed] [--out docs/results/mutation.md]
     scripts/mutation-matrix.py --upstream --build build/gpu [--mutants u01,u02,...] [...]
 
 Build the mutants first: cmake --preset gpu -DTC_MUTANT_LIST="1;2;...;15" && cmake --build --preset gpu;
@@ -196,17 +196,26 @@ def sanitizer_extra(target: Target, name: str, library: str, tool: str) -> List[
     return extra
 
 
-def evaluate(name: str, build: str, library: str, args, target: Target) -> Result:
+def evaluate(name: str, build: str, library: str, args, target: Target, key: object = None) -> Result:
+    """Runs the chosen detectors on one library. With --sanitizers needed, a mutant that the numbers
+    (matrix, determinism) already caught skips a sanitizer its description does not expect; the clean
+    library always runs every detector (it is the false-alarm control)."""
     r = Result(name)
     print(f"== {name}: {library}", flush=True)
     if "matrix" in args.detectors:
         matrix(r, build, library, target.cell_filter, args.timeout, args.schedule)
     if "determinism" in args.detectors:
         determinism(r, build, library, args.timeout, target.determinism_filter)
+    caught_by_numbers = r.caught()
     for tool in ("racecheck", "memcheck"):
-        if tool in args.detectors:
-            sanitizer(r, build, library, tool, args.timeout, sanitizer_extra(target, name, library, tool),
-                      target.allowlist)
+        if tool not in args.detectors:
+            continue
+        if (getattr(args, "sanitizers", "always") == "needed" and key is not None and caught_by_numbers
+                and tool not in target.expect.get(key, [])):
+            r.notes.append(f"{tool} not run: caught by numbers (--sanitizers needed)")
+            continue
+        sanitizer(r, build, library, tool, args.timeout, sanitizer_extra(target, name, library, tool),
+                  target.allowlist)
     print(f"== {name}: alarms {r.alarms}  hints {sorted(r.hints)}  {sum(r.seconds.values()):.0f} s", flush=True)
     return r
 
@@ -343,6 +352,9 @@ def main() -> int:
                              "schedule or of any split of K (default: what the library declares)")
     parser.add_argument("--detectors", default=",".join(DETECTORS),
                         help="comma-separated detectors to run (default: all)")
+    parser.add_argument("--sanitizers", default="always", choices=["always", "needed"],
+                        help="needed: run racecheck/memcheck on a mutant only if the matrix and determinism did not "
+                             "catch it or its description expects the tool (the clean kernel always runs them)")
     parser.add_argument("--out", default="", help="write the markdown table here (default: print it)")
     args = parser.parse_args()
     args.detectors = [d for d in args.detectors.split(",") if d]
@@ -375,9 +387,9 @@ def main() -> int:
         return 2
     if args.upstream:
         merge_allowlists([TIER_ALLOWLIST, UPSTREAM_BASELINE], target.allowlist)
-    kernels = [("clean", target.clean)] + [(f"mutant {n}", lib) for n, lib in target.mutants.items()]
+    kernels = [("clean", target.clean, None)] + [(f"mutant {n}", lib, n) for n, lib in target.mutants.items()]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:  # processes share the GPU
-        done = list(pool.map(lambda k: evaluate(k[0], args.build, k[1], args, target), kernels))
+        done = list(pool.map(lambda k: evaluate(k[0], args.build, k[1], args, target, k[2]), kernels))
     clean, results = done[0], list(zip(target.mutants, done[1:]))
     text = markdown(clean, results, args, target)
     if args.out:

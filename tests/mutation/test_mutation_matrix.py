@@ -175,6 +175,25 @@ class Upstream(unittest.TestCase):
         self.assertEqual([c[2] for c in r.failing], ["FAIL", "HANG", "FAIL"])
         self.assertEqual(r.hints, {"multi_slice"})
 
+    def test_sanitizers_when_needed_skip_what_the_numbers_caught_unless_expected(self):
+        caught = [cell("c_m1n16k4g8_marlin_upstream_2f6d7c1_u02_sms3", "m1n16k4g8", "FAIL", bound=12,
+                       tiers="t0=n/a t1=fail")]
+        self.args.sanitizers = "needed"
+        try:
+            with FakeRuns(caught, code=0) as fake:  # u02 expects no sanitizer: both skipped
+                r = mm.evaluate("mutant u02", self.build, self.target.mutants["u02"], self.args, self.target, "u02")
+            self.assertEqual(len(fake.commands), 2)  # matrix and determinism only
+            self.assertIn("racecheck not run: caught by numbers (--sanitizers needed)", r.notes)
+            with FakeRuns(caught, code=0) as fake:  # u01 expects racecheck: it runs, memcheck does not
+                mm.evaluate("mutant u01", self.build, self.target.mutants["u01"], self.args, self.target, "u01")
+            self.assertEqual(len(fake.commands), 3)
+            self.assertIn("racecheck", fake.commands[2])
+            with FakeRuns(caught, code=0) as fake:  # the clean control always runs every detector
+                mm.evaluate("clean", self.build, self.target.clean, self.args, self.target, None)
+            self.assertEqual(len(fake.commands), 4)
+        finally:
+            self.args.sanitizers = "always"
+
     def test_the_table_says_what_caught_each_mutant_and_what_was_expected(self):
         clean = mm.Result("clean", alarms={"bound": 0, "racecheck": 0})
         u03 = mm.Result("u03", alarms={"guard": 4, "bound": 0}, hints={"row_predication"}, seconds={"matrix": 2.0},
