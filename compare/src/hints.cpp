@@ -23,6 +23,7 @@ std::string_view name(HintKind kind) {
     case HintKind::warp: return "warp";
     case HintKind::scale_ratio: return "scale_ratio";
     case HintKind::group_boundary: return "group_boundary";
+    case HintKind::code_mapping: return "code_mapping";
     case HintKind::dropped_chunk: return "dropped_chunk";
     case HintKind::low_precision: return "low_precision";
     case HintKind::block: return "block";
@@ -98,7 +99,8 @@ std::vector<Hint> find_hints(const Expectation& e, const Comparison& c) {
   hints::scale_ratio(e, c, fails, out);
   if (out.size() == before) hints::group_boundary(e, c, fails, out);
   const std::vector<hints::InputSample> samples = hints::input_samples(e, c, fails);
-  if (!hints::dropped_chunk(e, samples, out)) hints::low_precision(e, c, samples, out);
+  if (!hints::code_mapping(e, samples, out) && !hints::dropped_chunk(e, samples, out))
+    hints::low_precision(e, c, samples, out);
   if (out.size() == before) hints::whole_tiles(e, c, fails, out);
   hints::slices(e, c, out);
   hints::block(e, c, out);

@@ -2,7 +2,7 @@
 // run in) and the rules, grouped by the evidence they read: hints_placement.cpp (where the
 // failures sit), hints_values.cpp (what the failing values and the tiers' statistics say),
 // hints_scales.cpp (ratios of scales), hints_groups.cpp (a neighbouring group's scale on part of K)
-// and hints_inputs.cpp (hypotheses tested on the k-chunk sums).
+// hints_codes.cpp (a wrong code mapping) and hints_inputs.cpp (hypotheses tested on the k-chunk sums).
 // Each rule appends the hints it finds to `out`.
 #pragma once
 #include <string>
@@ -57,6 +57,9 @@ struct InputSample {
   std::vector<double> chunks;
 };
 std::vector<InputSample> input_samples(const Expectation& e, const Comparison& c, const std::vector<Element>& fails);
+// Returns true when a wrong code mapping explains the failures (hints_codes.cpp; then the two below
+// are skipped).
+bool code_mapping(const Expectation& e, const std::vector<InputSample>& samples, std::vector<Hint>& out);
 // Returns true when a dropped-chunk pattern explains the failures (then low_precision is skipped).
 bool dropped_chunk(const Expectation& e, const std::vector<InputSample>& samples, std::vector<Hint>& out);
 void low_precision(const Expectation& e, const Comparison& c, const std::vector<InputSample>& samples,

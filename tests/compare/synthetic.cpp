@@ -78,6 +78,11 @@ HalfMatrix model_kernel(const Expectation& e, const Faults& f) {
       const int g = is_per_column(s.group) ? 0 : std::clamp(k / s.group + f.scale_group_offset, 0, G - 1);
       const int g_before = is_per_column(s.group) ? 0 : std::max(0, (k - 16 * kb) / s.group);
       w(k, j) = half_to_double(dequantized_weight(e.w.codes(k, j), e.w.scales(g, j), s.group));
+      if (f.code_map != 0) {
+        const int q = e.w.codes(k, j);
+        const int value = f.code_map == 1 ? q - 7 : f.code_map == 2 ? (q < 8 ? q : q - 16) : (q & 7) - kZeroPoint;
+        w(k, j) = is_per_column(s.group) ? value : half_to_double(round_to_half(value * half_to_double(e.w.scales(g, j))));
+      }
       w_before(k, j) = half_to_double(dequantized_weight(e.w.codes(k, j), e.w.scales(g_before, j), s.group));
     }
   HalfMatrix C(s.M, s.N);

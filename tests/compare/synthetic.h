@@ -37,6 +37,7 @@ struct Faults {
   int lagging_group_scale_of = -1;  // this block's slices: a k-tile at an odd position of its slice reads
                                     // the scales of the k-tile before (group scales fetched at even ones)
   bool epilogue_toward_zero = false;  // the final conversion to fp16 truncates
+  int code_map = 0;  // codes dequantized as 1: q - 7 (zero point 7), 2: a signed int4 (no offset), 3: (q & 7) - 8
   int wrong_column_scale_of = -1;  // per-column: tiles this block writes use the scale of column j ^ 1
 };
 HalfMatrix model_kernel(const Expectation& e, const Faults& faults = {});

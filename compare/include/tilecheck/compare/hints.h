@@ -23,6 +23,7 @@ enum class HintKind {
   warp,                // only the columns of one warp of each tile
   scale_ratio,         // got / expected is an exact ratio of two scales: wrong scale group/column
   group_boundary,      // part of K dequantized with a neighbouring scale group's scale
+  code_mapping,        // every code dequantized by a wrong mapping (zero point, signed nibble, top bit)
   dropped_chunk,       // got = y* minus one 16-deep k-chunk's sum
   low_precision,       // errors grow with the running sum like fp16 rounding: fp16 accumulation
   block,               // every failing tile involves one thread block
