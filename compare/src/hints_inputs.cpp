@@ -1,7 +1,8 @@
 // Hints from hypotheses tested on the inputs: each predicts, from the k-chunk sums of a sampled
 // out-of-bound element's dot product, what the kernel's accumulator must have held.
 //   dropped_chunk got = y* - (a 16-deep k-chunk's sum): one chunk, one step of every k-tile, or the
-//                 first/last step of every slice, or of one block's slices
+//                 first/last step of every slice, or of one block's slices; or got = y* - (the sums
+//                 of whole slices): every slice but the writer's, or the first in reduction order
 //   low_precision the error is the size of rounding the running sum at every 16-deep step with a unit
 //                 roundoff near fp16's (2^-11) rather than the contract's fp32
 #include <algorithm>
@@ -51,18 +52,27 @@ bool implied_accumulator(const Expectation& e, half_bits got, int j, double& acc
 // ---- dropped_chunk
 
 // The hypotheses of one case, numbered: [0, chunks) one k-chunk; [step0, all0) step x of every
-// k-tile; all0 and all0 + 1 the first and the last step of every slice; block0 + 2b and
-// block0 + 2b + 1 the first and the last step of block b's slices.
+// k-tile; all0 and all0 + 1 the first and the last step of every slice; slices0 every slice but the
+// last (the writer kept only its own sum) and slices0 + 1 the first slice in reduction order (the
+// reduction lost it), both only where a tile has several slices; block0 + 2b and block0 + 2b + 1 the
+// first and the last step of block b's slices.
 struct DropHypotheses {
-  int chunks, kb, step0, all0, block0, total;
+  int chunks, kb, step0, all0, slices0, block0, total;
   explicit DropHypotheses(const Expectation& e)
       : chunks(e.shape().K / 16),
         kb(e.schedule.config.k_blocks),
         step0(chunks),
         all0(step0 + kb),
-        block0(all0 + 2),
+        slices0(all0 + 2),
+        block0(slices0 + 2),
         total(block0 + 2 * e.schedule.sms) {}
 };
+
+double slice_sum(const std::vector<double>& cs, const Slice& s, int kb) {
+  double sum = 0;
+  for (int t = s.k_tile_begin * kb; t < s.k_tile_end * kb; ++t) sum += cs[t];
+  return sum;
+}
 
 // Calls test(hypothesis, the sum it says was dropped) for every hypothesis about an element of
 // `tile` with chunk sums cs.
@@ -83,6 +93,12 @@ void for_each_drop(const DropHypotheses& h, const TileInfo& tile, const std::vec
   }
   test(h.all0, first);
   test(h.all0 + 1, last);
+  if (tile.slice_count() > 1) {
+    double others = 0;
+    for (int s = 0; s + 1 < tile.slice_count(); ++s) others += slice_sum(cs, tile.slices[s], h.kb);
+    test(h.slices0, others);
+    test(h.slices0 + 1, slice_sum(cs, tile.slices.front(), h.kb));
+  }
 }
 
 // How far the accumulator implied by got may be from y* minus the dropped sum.
@@ -129,7 +145,8 @@ int most_explaining(const DropHypotheses& h, const std::vector<size_t>& count) {
       if (best < 0 || count[k] > count[best]) best = k;
   };
   consider(h.block0, h.total);
-  consider(h.all0, h.block0);
+  consider(h.slices0, h.block0);
+  consider(h.all0, h.slices0);
   consider(h.step0, h.all0);
   consider(0, h.step0);
   return best;
@@ -155,7 +172,9 @@ std::string describe(const Expectation& e, const DropHypotheses& h, int best, co
     const int x = best - h.step0;
     return cat("step ", x, " of every k-tile (k mod ", 16 * h.kb, " in [", 16 * x, ", ", 16 * x + 16, "))");
   }
-  if (best < h.block0) return cat("the ", best == h.all0 ? "first" : "last", " 16-deep step of every slice");
+  if (best < h.slices0) return cat("the ", best == h.all0 ? "first" : "last", " 16-deep step of every slice");
+  if (best == h.slices0) return "the sums of every slice but the last in its tile";
+  if (best == h.slices0 + 1) return "the sum of the first slice of its tile in reduction order";
   return block_step_text(e, h, best, example);
 }
 
@@ -202,8 +221,12 @@ bool dropped_chunk(const Expectation& e, const std::vector<InputSample>& samples
   out.push_back({HintKind::dropped_chunk,
                  cat("got = y* minus ", describe(e, h, best, tally.example[best]), ", for ", tally.count[best], " of ",
                      n,
-                     " sampled failures -> a dropped k-chunk: a pipeline stage skipped or read before its copy "
-                     "landed (cp.async wait), or a wrong k offset")});
+                     " sampled failures -> ",
+                     best == h.slices0 || best == h.slices0 + 1
+                         ? "lost partial sums: the cross-block reduction skipped them (the writing block kept only "
+                           "its own k-range) or overwrote one (a first/last-block flag, the lock hand-over)"
+                         : "a dropped k-chunk: a pipeline stage skipped or read before its copy landed (cp.async "
+                           "wait), or a wrong k offset")});
   return true;
 }
 

@@ -26,6 +26,17 @@ TEST(Hints, DroppedChunkNamesTheBlockAndItsStep) {
   EXPECT_NO_HINT(c, HintKind::low_precision);
 }
 
+TEST(Hints, AWriterThatSkipsThePartialsDropsEverySliceButItsOwn) {
+  const Expectation e = synthetic_expectation(grid_problem());
+  Faults f;
+  f.writer_skips_partials = true;
+  const Comparison c = compare(e, model_kernel(e, f));
+  EXPECT_HINT(c, HintKind::dropped_chunk);
+  const std::string& text = find(c.hints, HintKind::dropped_chunk)->text;
+  EXPECT_NE(text.find("every slice but the last in its tile"), std::string::npos) << text;
+  EXPECT_NE(text.find("-> lost partial sums"), std::string::npos) << text;
+}
+
 TEST(Hints, DroppedChunkEverywhereIsOneKRange) {
   // Every block drops its first step; with one block per column that is k-chunk 0 everywhere.
   const Expectation e = synthetic_expectation(Problem{{16, 256, 256, 128}, {1, 8, 8, 8}, 1, Contract::fp32});

@@ -91,7 +91,7 @@ HalfMatrix model_kernel(const Expectation& e, const Faults& f) {
   for (const TileInfo& t : e.grid.tiles) {
     for (int i = t.row0; i < t.row0 + t.rows; ++i) {
       for (int j = t.col0; j < t.col0 + t.cols; ++j) {
-        const double stored = truncating_fp32::reduce_slices(t.slices.size(), e.contract, [&](size_t n) {
+        const auto slice_sum = [&](size_t n) {
           const Slice& sl = t.slices[n];
           double acc = 0;
           for (int step = sl.k_tile_begin * kb; step < sl.k_tile_end * kb; ++step) {
@@ -103,7 +103,9 @@ HalfMatrix model_kernel(const Expectation& e, const Faults& f) {
             acc = f.fp16_accumulation ? rn16(acc + sum) : trunc32(acc + sum);
           }
           return acc;
-        });
+        };
+        const double stored = f.writer_skips_partials ? slice_sum(t.slices.size() - 1)
+                                                      : truncating_fp32::reduce_slices(t.slices.size(), e.contract, slice_sum);
         const int col = t.writer() == f.wrong_column_scale_of ? (j ^ 1) : j;
         const double scale = is_per_column(s.group) ? half_to_double(e.w.scales(0, col)) : 1.0;
         C(i, j) = truncating_fp32::epilogue(stored, s.group, scale, e.contract, final_rounding);

@@ -33,6 +33,7 @@ Problem grid_problem(Contract contract = Contract::fp32, int group = 64, const c
 struct Faults {
   bool fp16_accumulation = false;  // round the running sum to fp16 after every 16-deep step
   int drop_first_step_of = -1;     // this block skips the first 16-deep step of each of its slices
+  bool writer_skips_partials = false;  // the last block of a tile writes only its own slice's sum
   int scale_group_offset = 0;      // grouped scales: k in group g dequantized with group g + offset
   int lagging_group_scale_of = -1;  // this block's slices: a k-tile at an odd position of its slice reads
                                     // the scales of the k-tile before (group scales fetched at even ones)
