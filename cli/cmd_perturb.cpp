@@ -8,6 +8,7 @@
 #include <cmath>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -207,6 +208,8 @@ Command add_perturb(CLI::App& parent) {
             paths.input("--kernel", o->kernel).fixtures(data.golden);
             paths.output_file("--json", o->json).output_dir("--errmaps", o->error_maps);
             paths.check();
+            require(o->kernel.empty() || std::filesystem::is_regular_file(o->kernel), "--kernel ", o->kernel,
+                    ": no such file (expected a kernel plugin library, docs/plugin.md)");
             std::regex filter;
             try {
               filter = std::regex(o->filter);

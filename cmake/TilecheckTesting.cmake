@@ -1,5 +1,5 @@
 # One registration function for every GoogleTest executable.
-#   tc_add_gtest(NAME <exe> SOURCES <files...> LIBS <targets...> LABELS <cpu|gpu|sanitizer|mutation|notebook>
+#   tc_add_gtest(NAME <exe> SOURCES <files...> LIBS <targets...> LABELS <cpu|gpu|sanitizer|mutation|notebook|perturb>
 #                [TIMEOUT <seconds>] [PER_KERNEL_VARIANT])
 # PER_KERNEL_VARIANT registers the tests once per kernel library variant built (kernel/CMakeLists.txt),
 # named <exe>.<variant>.<test> and run with TC_KERNEL pointing at that library.
@@ -34,7 +34,7 @@ function(tc_kernel_library_is_external name out)
   get_property(external GLOBAL PROPERTY TC_KERNEL_EXTERNAL_${name})
   set(${out} ${external} PARENT_SCOPE)
 endfunction()
-set(TC_TEST_LABELS cpu gpu sanitizer mutation notebook)
+set(TC_TEST_LABELS cpu gpu sanitizer mutation notebook perturb)  # perturb: the perturbation tier (docs/perturb.md)
 
 function(tc_add_gtest)
   cmake_parse_arguments(T "PER_KERNEL_VARIANT" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
@@ -85,7 +85,7 @@ function(tc_add_cell_process_test)
   add_test(NAME ${T_NAME} COMMAND ${T_COMMAND})
   set_tests_properties(${T_NAME} PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} COST ${T_COST}
                        ENVIRONMENT "${T_ENVIRONMENT}" ${TC_CELL_PROCESS_PROPERTIES})
-  if("gpu" IN_LIST T_LABELS OR "sanitizer" IN_LIST T_LABELS)
+  if("gpu" IN_LIST T_LABELS OR "sanitizer" IN_LIST T_LABELS OR "perturb" IN_LIST T_LABELS)
     set_tests_properties(${T_NAME} PROPERTIES RESOURCE_GROUPS "gpus:1")
   endif()
 endfunction()
