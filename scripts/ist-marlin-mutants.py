@@ -1,22 +1,23 @@
 #!/usr/bin/env python3
 """Writes mutants of upstream IST-DASLab Marlin's kernel file (marlin_cuda_kernel.cu) into a build tree,
-from the descriptions in plugins/ist-marlin/mutants.txt (the format is documented at its top).
+from the descriptions in plugins/ist-marlin/mutants.txt (the format is documented at its top), and the
+fixes of upstream's two real races described there the same way (fNN: docs/perturb.md).
 
-    ist-marlin-mutants.py --upstream DIR|FILE --out DIR [--mutants all|u01,3,...] [--description FILE]
+    ist-marlin-mutants.py --upstream DIR|FILE --out DIR [--mutants all|u01,3,...] [--fixes all|f01,...]
     ist-marlin-mutants.py --list [--description FILE]
-    ist-marlin-mutants.py --check --upstream DIR|FILE [--mutants ...]
+    ist-marlin-mutants.py --check --upstream DIR|FILE [--mutants ...] [--fixes ...]
 
 --upstream names upstream's checkout directory (what -DTC_IST_MARLIN_SRC names) or the file itself;
 its SHA-256 must be the one the description records, or nothing is written. Each selected mutant is
 written to <out>/<id>/marlin_cuda_kernel.cu, only when its content changed (so that a build tool
 recompiles only the mutants whose edits changed). --out must not lie in the repository's source tree
 (a build tree inside it, with its CMakeCache.txt, is fine): upstream's text never enters the
-repository. --check applies every selected mutant without writing anything. --list prints the
-mutants, one a line.
+repository. --fixes selects fixes (written like mutants; alone, it writes no mutant). --check
+applies the selected mutants and fixes (all by default) without writing anything. --list prints the
+mutants, then the fixes. A fix is never a mutant: scripts/mutation-matrix.py reads only the mutants.
 
-Exit status: 0 done; 2 anything that stops it (the description malformed, the file's hash another,
-an edit that does not apply, a bad argument), with a one-line message naming the file and line.
-Python 3 standard library only. docs/mutation-upstream.md describes the kit.
+Exit status: 0 done; 2 anything that stops it (a malformed description, another hash, an edit that does not apply,
+a bad argument), with a one-line message naming file and line. Standard library only; docs/mutation-upstream.md.
 """
 import argparse
 import hashlib
@@ -37,6 +38,8 @@ ALARMS = ("bound", "exact", "stats", "nonfinite", "unwritten", "guard", "workspa
 TOKEN = re.compile(r"[A-Za-z_]\w*(\(\))?|0[xX][0-9A-Fa-f]+|[0-9]+|[-+*/%<>=!&|^~?:]{1,3}")
 MAX_TOKEN = 32
 MAX_TEXT = 100
+# A fix's list fields: what each word must be.
+FIX_LISTS = {"race": (r"H\d+", "a list of the case study's names (H1, H3)"), "combines": (r"f\d{2}", "a list of fix ids")}
 OPERATOR_CHARS = "-+*/%<>=!&|^~?:"
 EDIT = re.compile(r"edit\s+(\d+)\s*:\s*(.*)$")
 QUOTED = r"`([^`]*)`"
@@ -68,8 +71,13 @@ class Edit:
         return f"line {self.line}: {self.kind}" + (f" `{self.text}`" if self.text else "")
 
 
+class EditedLines:
+    def lines(self) -> List[int]:
+        return sorted({e.line for e in self.edits})
+
+
 @dataclass
-class Mutant:
+class Mutant(EditedLines):
     id: str
     slug: str
     at: str
@@ -80,8 +88,17 @@ class Mutant:
     expect: List[str] = field(default_factory=list)
     edits: List[Edit] = field(default_factory=list)
 
-    def lines(self) -> List[int]:
-        return sorted({e.line for e in self.edits})
+
+@dataclass
+class Fix(EditedLines):
+    """Upstream with one of its real races fixed, or several (`combines`); written like a mutant."""
+    id: str
+    slug: str
+    at: str
+    what: str = ""
+    races: List[str] = field(default_factory=list)     # the case study's names: H1, H3
+    combines: List[str] = field(default_factory=list)  # other fixes whose edits come first
+    edits: List[Edit] = field(default_factory=list)
 
 
 @dataclass
@@ -91,6 +108,7 @@ class Description:
     commit: str = ""
     sha256: str = ""
     mutants: Dict[str, Mutant] = field(default_factory=dict)   # in the file's order
+    fixes: Dict[str, Fix] = field(default_factory=dict)       # in the file's order
 
 
 def parse_edit(rest: str, line: int, at: str) -> Edit:
@@ -124,9 +142,37 @@ def parse_words(value: str, at: str, allowed: Optional[Sequence[str]] = None) ->
     return words
 
 
+def parse_fix_field(current: Fix, key: str, value: str, at: str) -> None:
+    if key not in ("what", *FIX_LISTS):
+        raise MutantError(f"{at}: a fix takes what:, race:, combines: and edits, not {key}:")
+    if key == "what":
+        current.what = value
+        return
+    pattern, expected = FIX_LISTS[key]
+    if not value.split() or not all(re.fullmatch(pattern, w) for w in value.split()):
+        raise MutantError(f"{at}: {key}: '{value}' is not {expected}")
+    setattr(current, "races" if key == "race" else "combines", value.split())
+
+
+def resolve_fixes(d: Description) -> None:
+    """Every fix complete; a combined fix gets the edits of the fixes it combines, in order, first."""
+    for f in d.fixes.values():
+        own, f.edits = f.edits, []
+        for other in f.combines:
+            if other not in d.fixes or other == f.id:
+                raise MutantError(f"{f.at}: fix {f.id} combines {other}, which is not another fix described here")
+            if d.fixes[other].combines:
+                raise MutantError(f"{f.at}: fix {f.id} combines {other}, which combines others itself")
+            f.edits += d.fixes[other].edits
+        f.edits += own
+        missing = [k for k, v in (("what", f.what), ("race", f.races), ("edit or combines", f.edits)) if not v]
+        if missing:
+            raise MutantError(f"{f.at}: fix {f.id} has no {', '.join(missing)}")
+
+
 def parse_description(text: str, path: str) -> Description:
     d = Description(path)
-    current: Optional[Mutant] = None
+    current = None  # the Mutant or Fix being read
     for number, raw in enumerate(text.splitlines(), 1):
         at = f"{path}:{number}"
         line = raw.strip()
@@ -147,11 +193,22 @@ def parse_description(text: str, path: str) -> Description:
             if words[1] in d.mutants:
                 raise MutantError(f"{at}: mutant {words[1]} is described twice")
             current = d.mutants[words[1]] = Mutant(words[1], words[2], at)
+        elif words[0] == "fix":
+            if not d.sha256:
+                raise MutantError(f"{at}: a fix before the 'upstream' line that identifies the file")
+            if len(words) != 3 or not re.fullmatch(r"f\d{2}", words[1]) or not re.fullmatch(r"[a-z0-9-]+", words[2]):
+                raise MutantError(f"{at}: expected 'fix fNN <slug of a-z, 0-9, ->'")
+            if words[1] in d.fixes:
+                raise MutantError(f"{at}: fix {words[1]} is described twice")
+            current = d.fixes[words[1]] = Fix(words[1], words[2], at)
         elif current is None:
             raise MutantError(f"{at}: '{words[0]}' outside a mutant entry")
         elif EDIT.match(line):
             m = EDIT.match(line)
             current.edits.append(parse_edit(m.group(2).strip(), int(m.group(1)), at))
+        elif isinstance(current, Fix) and ":" in line:
+            key, value = (s.strip() for s in line.split(":", 1))
+            parse_fix_field(current, key, value, at)
         elif ":" in line and line.split(":", 1)[0] in ("class", "what", "cause", "tiles", "expect"):
             key, value = (s.strip() for s in line.split(":", 1))
             if key in ("class", "what"):
@@ -168,6 +225,8 @@ def parse_description(text: str, path: str) -> Description:
         missing = [k for k, v in (("class", m.klass), ("what", m.what), ("expect", m.expect), ("edit", m.edits)) if not v]
         if missing:
             raise MutantError(f"{m.at}: mutant {m.id} has no {', '.join(missing)}")
+    resolve_fixes(d)
+    for m in list(d.mutants.values()) + list(d.fixes.values()):
         for e in m.edits:
             if e.kind == "delete" and any(o.line == e.line and o is not e for o in m.edits):
                 raise MutantError(f"{e.at}: a deleted line takes no other edit")
@@ -217,8 +276,8 @@ def check_hash(data: bytes, d: Description, where: str) -> None:
                           f"sha256 {d.sha256}: refusing a file its line numbers do not describe")
 
 
-def mutate(data: bytes, mutant: Mutant) -> bytes:
-    """Upstream's file with the mutant's edits; every line keeps its number (and its line ending)."""
+def mutate(data: bytes, mutant) -> bytes:
+    """Upstream's file with a mutant's (or a fix's) edits; every line keeps its number (and its line ending)."""
     lines = data.decode("utf-8").splitlines(keepends=True)
     for edit in mutant.edits:
         if not 1 <= edit.line <= len(lines):
@@ -228,22 +287,25 @@ def mutate(data: bytes, mutant: Mutant) -> bytes:
         lines[edit.line - 1] = apply_edit(body, edit) + line[len(body):]
     out = "".join(lines).encode("utf-8")
     if out == data:
-        raise MutantError(f"{mutant.at}: mutant {mutant.id} changes nothing")
+        kind = "fix" if isinstance(mutant, Fix) else "mutant"
+        raise MutantError(f"{mutant.at}: {kind} {mutant.id} changes nothing")
     return out
 
 
-def select(d: Description, spec: str) -> List[Mutant]:
-    """'all' (or empty), or ids separated by ',' or ';': u07, 7 and 07 name the same mutant."""
-    if spec.strip() in ("", "all"):
-        return list(d.mutants.values())
+def select(d: Description, spec: str, kind: str = "mutant") -> list:
+    """Mutants: 'all' (or empty), or ids separated by ',' or ';': u07, 7 and 07 name the same mutant.
+    Fixes (kind "fix"): 'all', '' (none), or ids: f03, 3 and 03 name the same fix."""
+    items, prefix = (d.fixes, "f") if kind == "fix" else (d.mutants, "u")
+    if spec.strip() == "all" or (kind == "mutant" and not spec.strip()):
+        return list(items.values())
     chosen = []
     for item in filter(None, (s.strip() for s in re.split(r"[,;\s]+", spec))):
-        m = re.fullmatch(r"u?(\d+)", item)
-        key = f"u{int(m.group(1)):02d}" if m else item
-        if key not in d.mutants:
-            raise MutantError(f"unknown mutant '{item}': {d.path} describes {', '.join(d.mutants)}")
-        if d.mutants[key] not in chosen:
-            chosen.append(d.mutants[key])
+        m = re.fullmatch(rf"{prefix}?(\d+)", item)
+        key = f"{prefix}{int(m.group(1)):02d}" if m else item
+        if key not in items:
+            raise MutantError(f"unknown {kind} '{item}': {d.path} describes {', '.join(items) or 'none'}")
+        if items[key] not in chosen:
+            chosen.append(items[key])
     return chosen
 
 
@@ -283,6 +345,10 @@ def listing(d: Description) -> str:
     for m in d.mutants.values():
         rows.append(f"{m.id}  {m.slug:<26} {m.klass}; lines {', '.join(map(str, m.lines()))}; "
                     f"expect {' '.join(m.expect)}")
+    if d.fixes:
+        rows.append(f"{len(d.fixes)} fixes (upstream with its real races fixed; not mutants):")
+    for f in d.fixes.values():
+        rows.append(f"{f.id}  {f.slug:<26} fixes {' '.join(f.races)}; lines {', '.join(map(str, f.lines()))}")
     return "\n".join(rows)
 
 
@@ -291,7 +357,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--description", default=DEFAULT_DESCRIPTION, help="the mutant descriptions (default %(default)s)")
     parser.add_argument("--upstream", help="upstream's checkout directory (holding marlin_cuda_kernel.cu) or the file")
     parser.add_argument("--out", help="directory of the mutants: <out>/<id>/marlin_cuda_kernel.cu (a build tree)")
-    parser.add_argument("--mutants", default="all", help="'all' or ids separated by ',' or ';' (u01, 1)")
+    parser.add_argument("--mutants", default=None,
+                        help="'all' or ids separated by ',' or ';' (u01, 1); default: all, or none when --fixes is given")
+    parser.add_argument("--fixes", default=None,
+                        help="'all' or ids separated by ',' or ';' (f03, 3); default: none (--check: all)")
     parser.add_argument("--list", action="store_true", help="print the mutants and exit")
     parser.add_argument("--check", action="store_true", help="apply the mutants without writing them")
     args = parser.parse_args(argv)
@@ -312,13 +381,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         except OSError as e:
             raise MutantError(f"cannot read upstream's file {source}: {e.strerror}")
         check_hash(data, d, source)
-        chosen = select(d, args.mutants)
+        chosen = select(d, args.mutants or "all") if args.mutants is not None or args.fixes is None else []
+        fixes = select(d, args.fixes if args.fixes is not None else ("all" if args.check else ""), "fix")
         rewritten = 0
-        for m in chosen:
+        for m in chosen + fixes:
             mutated = mutate(data, m)
             if args.out:
                 rewritten += write_if_changed(os.path.join(args.out, m.id, UPSTREAM_FILE), mutated)
-        print(f"ist-marlin-mutants: {len(chosen)} mutant(s) apply" +
+        print(f"ist-marlin-mutants: {len(chosen)} mutant(s) and {len(fixes)} fix(es) apply" +
               (f"; {rewritten} (re)written in {args.out}, the others unchanged" if args.out else ""))
         return 0
     except MutantError as e:

@@ -1,6 +1,7 @@
 """The upstream-Marlin mutant writer (scripts/ist-marlin-mutants.py) without a GPU: the description
-parser, every edit kind and every refusal on a synthetic file, the repository's description, and -
-only where $TC_IST_MARLIN_SRC names upstream's checkout (or file) - that every mutant applies to it."""
+parser, every edit kind and every refusal on a synthetic file, the fixes of upstream's real races (never
+mutants), the repository's description, and - only where $TC_IST_MARLIN_SRC names upstream's checkout
+(or file) - that every mutant and fix applies to it."""
 import hashlib
 import importlib.util
 import os
@@ -92,6 +93,68 @@ class Parser(unittest.TestCase):
         self.refused("mutant 1 s\n", "expected 'mutant uNN")
 
 
+FIXES = """
+fix f01 first
+  race: H1
+  what: Line 1 changes.
+  edit 1: replace `1` with `3`
+fix f02 second
+  race: H3
+  what: Line 5 gets a call.
+  edit 5: append ` done();`
+fix f03 both
+  race: H1 H3
+  what: Both.
+  combines: f01 f02
+"""
+
+
+class Fixes(unittest.TestCase):
+    def setUp(self):
+        self.d = kit.parse_description(description(ENTRY + FIXES), "t.txt")
+
+    def test_fixes_are_kept_apart_from_the_mutants(self):
+        self.assertEqual(list(self.d.mutants), ["u01", "u02"])
+        self.assertEqual(list(self.d.fixes), ["f01", "f02", "f03"])
+        self.assertEqual([m.id for m in kit.select(self.d, "all")], ["u01", "u02"], "the kill matrix never sees a fix")
+        with self.assertRaisesRegex(kit.MutantError, "unknown mutant 'f01'"):
+            kit.select(self.d, "f01")
+
+    def test_a_combined_fix_applies_the_others_edits_in_order(self):
+        f = self.d.fixes["f03"]
+        self.assertEqual(f.races, ["H1", "H3"])
+        self.assertEqual([str(e) for e in f.edits], ["line 1: replace `1` with `3`", "line 5: append ` done();`"])
+        self.assertEqual(f.lines(), [1, 5])
+        out = kit.mutate(SOURCE, f).decode().splitlines(keepends=True)
+        self.assertEqual(out[0], "int a = 3;\n")
+        self.assertEqual(out[4], "  tail(); done();\n")
+        self.assertEqual(len(out), 5)
+
+    def test_selection(self):
+        self.assertEqual([f.id for f in kit.select(self.d, "all", "fix")], ["f01", "f02", "f03"])
+        self.assertEqual([f.id for f in kit.select(self.d, "3, f01", "fix")], ["f03", "f01"])
+        self.assertEqual(kit.select(self.d, "", "fix"), [])
+        with self.assertRaisesRegex(kit.MutantError, "unknown fix 'f09'.*f01, f02, f03"):
+            kit.select(self.d, "f09", "fix")
+
+    def refused(self, body: str, pattern: str):
+        with self.assertRaises(kit.MutantError) as e:
+            kit.parse_description(description(body), "t.txt")
+        self.assertRegex(str(e.exception), pattern)
+
+    def test_malformed_fixes_are_refused(self):
+        fix = "fix f01 s\n race: H1\n what: w\n"
+        self.refused("fix 1 s\n", "expected 'fix fNN")
+        self.refused(fix + " edit 1: delete\n" + fix + " edit 1: delete\n", "fix f01 is described twice")
+        self.refused(fix, "fix f01 has no edit or combines")
+        self.refused("fix f01 s\n what: w\n edit 1: delete\n", "has no race")
+        self.refused(fix.replace("H1", "race-one") + " edit 1: delete\n", "not a list of the case study's names")
+        self.refused(fix + " expect: bound\n edit 1: delete\n", "a fix takes what:, race:, combines: and edits")
+        self.refused(fix + " combines: f02\n", "combines f02, which is not another fix")
+        self.refused(fix + " combines: f01\n", "combines f01, which is not another fix")
+        self.refused(FIXES + "fix f04 s\n race: H1\n what: w\n combines: f03\n", "combines f03, which combines others")
+
+
 class Edits(unittest.TestCase):
     def setUp(self):
         self.d = kit.parse_description(description(ENTRY), "t.txt")
@@ -171,6 +234,20 @@ class CommandLine(unittest.TestCase):
         self.assertEqual(code, 0)
         self.assertRegex(out, r"u01\s+every-kind\s+a class; lines 1, 2, 3, 4, 5; expect bound racecheck")
 
+    def test_fixes_alone_write_no_mutant(self):
+        with open(self.desc, "a") as f:
+            f.write(FIXES)
+        out = os.path.join(self.dir, "build", "mutants")
+        code, printed, err = self.cli("--upstream", self.upstream, "--out", out, "--fixes", "f03")
+        self.assertEqual(code, 0, err)
+        self.assertIn("0 mutant(s) and 1 fix(es) apply", printed)
+        self.assertEqual(sorted(os.listdir(out)), ["f03"])
+        code, printed, _ = self.cli("--upstream", self.upstream, "--check")
+        self.assertEqual(code, 0)
+        self.assertIn("2 mutant(s) and 3 fix(es) apply", printed)
+        code, printed, _ = self.cli("--list")
+        self.assertRegex(printed, r"f03\s+both\s+fixes H1 H3; lines 1, 5")
+
     def test_writes_the_mutants_and_rewrites_only_what_changed(self):
         out = os.path.join(self.dir, "build", "mutants")
         self.assertEqual(self.cli("--upstream", self.upstream, "--out", out)[0], 0)
@@ -232,6 +309,14 @@ class RepositoryDescription(unittest.TestCase):
             spans = {n for a, b in re.findall(r"\b(\d{3})-(\d{3})\b", m.what) for n in range(int(a), int(b) + 1)}
             self.assertLessEqual(set(m.lines()), cited | spans, f"{m.id}: {m.what}")
 
+    def test_the_fixes_of_upstreams_two_real_races(self):
+        self.assertEqual({f.id: f.races for f in self.d.fixes.values()}, {"f01": ["H1"], "f02": ["H3"], "f03": ["H1", "H3"]})
+        self.assertEqual(self.d.fixes["f03"].edits, self.d.fixes["f01"].edits + self.d.fixes["f02"].edits)
+        self.assertTrue(all(m.id.startswith("u") for m in kit.select(self.d, "all")), "no fix among the mutants")
+        for f in self.d.fixes.values():
+            cited = {int(n) for n in re.findall(r"\b(\d{2,3})\b", f.what)}
+            self.assertLessEqual(set(f.lines()), cited, f"{f.id}: {f.what}")
+
     def test_the_mutation_baseline_allowlist_parses(self):
         sys.path.insert(0, os.path.join(ROOT, "tests", "sanitizer"))
         sys.dont_write_bytecode = True
@@ -242,7 +327,7 @@ class RepositoryDescription(unittest.TestCase):
 
 
 class RealUpstream(unittest.TestCase):
-    """Every mutant applies to upstream's own file: only where TC_IST_MARLIN_SRC names it."""
+    """Every mutant and fix applies to upstream's own file: only where TC_IST_MARLIN_SRC names it."""
 
     def test_every_mutant_applies(self):
         where = os.environ.get("TC_IST_MARLIN_SRC", "")
@@ -260,7 +345,7 @@ class RealUpstream(unittest.TestCase):
             print(f"skipped: {path} is not upstream at {d.commit} (another sha256); the build refuses it too")
             self.skipTest("another version of upstream's file")
         lines = data.splitlines()
-        for m in d.mutants.values():
+        for m in list(d.mutants.values()) + list(d.fixes.values()):
             out = kit.mutate(data, m).splitlines()
             self.assertEqual(len(out), len(lines), m.id)
             changed = [i + 1 for i, (a, b) in enumerate(zip(lines, out)) if a != b]
