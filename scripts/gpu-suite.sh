@@ -5,12 +5,18 @@
 # docs/results/gpu-YYYY-MM-DD.md is made from.
 #   scripts/gpu-suite.sh [--labels "gpu sanitizer"] [--no-bench] [--jobs N] [--mutants "1 2"]
 #                        [--dump-mutants "1 14"] [--fetch-order-ab] [--live-run] [--ist-marlin DIR] [--kit-ctest]
+#                        [--perturb]
 #   --dump-mutants   also build these mutants' dump variants (tilecheck tiles --bisect on a broken build)
 #   --fetch-order-ab time the upstream, swapped and hoisted libraries A/B/A/B (scripts/fetch-order-ab.py)
 #   --live-run       `make run PRESET=gpu`: the main job, live, after the labels
 #   --ist-marlin DIR build our adapter for upstream Marlin from DIR and run `tilecheck run` on it
 #   --kit-ctest      register the misbehaving kit as external kernels: kit_gpu_tests (label gpu) then
 #                    also checks ctest's verdict on each kit library's matrix processes
+#   --perturb        the perturbation tier (docs/perturb.md): builds mutants 2 5 6 (and, as every run does, the
+#                    delay variants) and, with --ist-marlin, upstream with both races fixed (f03); runs
+#                    tilecheck perturb on each: clean ones 20 rounds a cell (expect 0 failures), the race
+#                    mutants and upstream 8 rounds within 120 s (expect failures by their numbers);
+#                    logs and JSON in $OUT/perturb/. `--labels perturb` runs the ctest form as well
 # The labels exclude external kernels' tests (*.tc_kit_*, *.tc_ist_marlin*): they run in their own steps.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -24,6 +30,7 @@ ab=0
 live=0
 ist_marlin=""
 kit=0
+perturb=0
 while [ $# -gt 0 ]; do
   case $1 in
     --labels) labels=$2; shift 2 ;;
@@ -35,7 +42,8 @@ while [ $# -gt 0 ]; do
     --live-run) live=1; shift ;;
     --ist-marlin) ist_marlin=$2; shift 2 ;;
     --kit-ctest) kit=1; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --perturb) perturb=1; shift ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "gpu-suite: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -59,8 +67,15 @@ externals=""
 if [ "$kit" = 1 ]; then
   for k in trap hang unsupported wrong_tile crash dirty_lock scratch_reader row_past_m; do externals="$externals;$PWD/build/gpu/kernel/libtc_kit_$k.so"; done
 fi
+fixes=""
+if [ "$perturb" = 1 ]; then  # the race mutants; upstream with both races fixed
+  for m in 2 5 6; do case " $mutants " in *" $m "*) ;; *) mutants="$mutants $m" ;; esac; done
+  mutants=${mutants# }
+  [ -n "$ist_marlin" ] && fixes="f03"
+fi
 cmake --preset gpu "-DTC_MUTANT_LIST=${mutants// /;}" "-DTC_DUMP_MUTANT_LIST=${dump_mutants// /;}" \
-  "-DTC_IST_MARLIN_SRC=$ist_marlin" "-DTC_EXTERNAL_KERNELS=${externals#;}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+  "-DTC_IST_MARLIN_SRC=$ist_marlin" "-DTC_IST_MARLIN_FIXES=$fixes" "-DTC_DELAY_VARIANTS=ON" \
+  "-DTC_EXTERNAL_KERNELS=${externals#;}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 status=0
 if ! cmake --build --preset gpu -- -k 0 > "$out/build.log" 2>&1; then  # keep going: test what built
   status=1
@@ -94,6 +109,45 @@ if [ -n "$ist_marlin" ]; then  # upstream Marlin through tilecheck run (issue: f
     --errmaps "$out/ist-marlin-errmaps" > "$out/ist-marlin-run.txt" 2> "$out/ist-marlin-progress.txt"
   { echo; echo "## tilecheck run --kernel libtc_ist_marlin.so ($(seconds "$t") s)"; echo
     grep -E "^tilecheck run|cells:|^  (FAIL|FAULT|HANG|ERROR|n/a)" "$out/ist-marlin-run.txt" | head -30 | sed 's/^/    /'; } >> "$summary"
+fi
+
+if [ "$perturb" = 1 ]; then  # the perturbation tier, library by library (docs/perturb.md)
+  mkdir -p "$out/perturb"
+  { echo; echo "## tilecheck perturb (reduced matrix; expected: clean 0 failing rounds, caught >= 1 cell FAIL)"; echo; } >> "$summary"
+  upstream_filter='^(?!.*_m1n8k8g8_)'  # the configuration the compiler breaks (docs/case-study-ist-marlin-fault.md)
+  # perturb_step <name> <library> <clean|caught> [options...]
+  perturb_step() {
+    local name=$1 lib=$2 expect=$3; shift 3
+    local t; t=$(date +%s)
+    [ -f "$lib" ] || { echo "    $name: $lib was not built" >> "$summary"; status=1; return; }
+    build/gpu/cli/tilecheck perturb --kernel "$lib" --json "$out/perturb/$name.json" --errmaps "$out/perturb/$name-errmaps" \
+      "$@" > "$out/perturb/$name.txt" 2> "$out/perturb/$name-progress.txt"
+    local code=$?
+    local verdict="as expected"
+    if { [ "$expect" = clean ] && [ $code != 0 ]; } || { [ "$expect" = caught ] && [ $code != 1 ]; }; then
+      verdict="NOT AS EXPECTED (exit $code)"; status=1
+    fi
+    { echo "    $name ($expect expected, $(seconds "$t") s wall): $verdict"
+      grep -E "^perturb:" "$out/perturb/$name.txt" | sed 's/^/      /'
+      grep -E "rounds failed \(" "$out/perturb/$name.txt" | head -8 | sed 's/^/      /'; } >> "$summary"
+  }
+  k=build/gpu/kernel
+  perturb_step upstream $k/libtc_kernel_upstream.so clean --rounds 20 --time-budget 0
+  perturb_step delay $k/libtc_kernel_delay.so clean --rounds 20 --time-budget 0
+  for m in mut02 mut05 mut06 mut02_delay mut05_delay mut06_delay; do
+    perturb_step "$m" "$k/libtc_kernel_$m.so" caught --rounds 8 --time-budget 120
+  done
+  if [ -n "$ist_marlin" ]; then
+    perturb_step ist_marlin $k/libtc_ist_marlin.so caught --rounds 8 --time-budget 120 --filter "$upstream_filter"
+    perturb_step ist_marlin_f03 $k/libtc_ist_marlin_f03.so clean --rounds 20 --time-budget 0 --filter "$upstream_filter"
+    # H1 shows on m1n16k4g8 (a group over two k-tiles while the pipeline wraps), H3 on per-column cells
+    for race in "H1 _m1n16k4g8_" "H3 gcol_"; do
+      set -- $race
+      cells=$(python3 -c "import json,re,sys; d=json.load(open(sys.argv[1])); print(sum(1 for c in d['cells'] if 'FAIL' in c['failed_by'] and re.search(sys.argv[2], c['cell'])))" "$out/perturb/ist_marlin.json" "$2" 2>/dev/null || echo 0)
+      echo "    upstream's $1 in numbers: $cells cell(s) matching '$2' failed by FAIL" >> "$summary"
+      [ "${cells:-0}" -ge 1 ] || status=1
+    done
+  fi
 fi
 
 if [ "$ab" = 1 ]; then  # slice_count 1 (one block per tile column) and > 1 (blocks share columns)
