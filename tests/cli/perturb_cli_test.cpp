@@ -37,9 +37,9 @@ TEST_F(PerturbCli, RefusesBadOptionsNamingTheValue) {
   } cases[] = {
       {"--rounds 0", "--rounds: Value 0 not in range 1 to 100000"},
       {"--rounds many", "--rounds"},
-      {"--noise-limit-ms 0", "--noise-limit-ms: '0' is not a number of milliseconds in (0, 10000]"},
-      {"--noise-limit-ms nan", "--noise-limit-ms: 'nan' is not a number of milliseconds in (0, 10000]"},
-      {"--noise-limit-ms 20000", "--noise-limit-ms: '20000' is not a number of milliseconds in (0, 10000]"},
+      {"--noise-limit-ms 0", "--noise-limit-ms: '0' is not a number of milliseconds in (0, 1000]"},
+      {"--noise-limit-ms nan", "--noise-limit-ms: 'nan' is not a number of milliseconds in (0, 1000]"},
+      {"--noise-limit-ms 1001", "--noise-limit-ms: '1001' is not a number of milliseconds in (0, 1000]"},
       {"--seed -3", "--seed"},
       {"--time-budget -1", "--time-budget: '-1' is not a number of seconds"},
       {"--matrix big", "--matrix: big not in {reduced,committed,all}"},

@@ -51,18 +51,20 @@ PerturbRound modest(NoiseOrder order, StreamPriority priority) {
   r.order = order;
   r.priority = priority;
   r.seed = 0x5EED;
-  r.noise_limit_ms = 2000;
+  r.noise_limit_ms = 1000;
   return r;
 }
 
 TEST(PerturbedLaunch, EachOrderAndPriorityLeavesACorrectOutputCorrectAndEndsWithTheKernel) {
   TC_REQUIRE_GPU();
+  // Untimed first: the noise's streams and buffer are made, the kernel's module loaded.
+  run_round(test_support::kernel_under_test(), modest(NoiseOrder::noise_first, StreamPriority::high));
   for (const NoiseOrder order : {NoiseOrder::noise_first, NoiseOrder::kernel_first})
     for (const StreamPriority priority : {StreamPriority::high, StreamPriority::low}) {
       const PerturbRound round = modest(order, priority);
       const Perturbed p = run_round(test_support::kernel_under_test(), round);
       EXPECT_EQ(p.outcome.status, CellStatus::pass) << describe(round) << ": " << p.outcome.message;
-      EXPECT_LT(p.seconds, 1.0) << describe(round) << ": the noise should stop with the kernel, not at its 2 s limit";
+      EXPECT_LT(p.seconds, 0.5) << describe(round) << ": the noise should stop with the kernel, not at its 1 s limit";
     }
 }
 

@@ -84,9 +84,9 @@ TEST(PlanRounds, DrawsTheNoiseFromItsChoicesAndNumbersTheRounds) {
 TEST(PlanRounds, RefusesRoundCountsAndLimitsOutOfRange) {
   EXPECT_EQ(error_of([] { plan_rounds(1, kCell, 0, 10); }), "--rounds 0 (expected 1 to 100000)");
   EXPECT_EQ(error_of([] { plan_rounds(1, kCell, kMaxRounds + 1, 10); }), "--rounds 100001 (expected 1 to 100000)");
-  EXPECT_EQ(error_of([] { plan_rounds(1, kCell, 4, 0); }), "--noise-limit-ms 0 (expected more than 0, at most 10000)");
+  EXPECT_EQ(error_of([] { plan_rounds(1, kCell, 4, 0); }), "--noise-limit-ms 0 (expected more than 0, at most 1000)");
   EXPECT_NE(error_of([] { plan_rounds(1, kCell, 4, std::nan("")); }), "");
-  EXPECT_NE(error_of([] { plan_rounds(1, kCell, 4, 1e5); }), "");
+  EXPECT_NE(error_of([] { plan_rounds(1, kCell, 4, 1001); }), "");
 }
 
 TEST(PerturbRound, DescribesItselfInWords) {
@@ -127,7 +127,7 @@ TEST(PerturbRound, CheckNamesTheFieldOutOfRange) {
   EXPECT_EQ(broken([](PerturbRound& r) { r.priority = static_cast<StreamPriority>(-1); }),
             "perturbation round 2: priority=-1 (expected high 0 or low 1)");
   EXPECT_EQ(broken([](PerturbRound& r) { r.noise_limit_ms = -1; }),
-            "perturbation round 2: noise_limit_ms=-1 (expected more than 0, at most 10000)");
+            "perturbation round 2: noise_limit_ms=-1 (expected more than 0, at most 1000)");
   EXPECT_EQ(broken([](PerturbRound& r) { r.index = -1; }), "perturbation round index -1 (expected 0 to 99999)");
 }
 

@@ -61,8 +61,10 @@ struct NoiseChoices {
 // out of range.
 std::vector<PerturbRound> plan_rounds(std::uint64_t seed, const std::string& cell, int rounds, double noise_limit_ms);
 
-// Limits of the tier's options, checked where they are given (cli/cmd_perturb.cpp) and here.
+// Limits of the tier's options, checked where they are given (cli/cmd_perturb.cpp) and here. The
+// noise's limit stays below the adaptive watchdog's 2 s floor (kernel_workers.h), so that noise a
+// kernel waits for can never by itself make a round a HANG.
 constexpr int kMaxRounds = 100000;
-constexpr double kMaxNoiseLimitMs = 10000;
+constexpr double kMaxNoiseLimitMs = 1000;
 
 }  // namespace tc
