@@ -22,6 +22,7 @@ extern "C" TC_PLUGIN_EXPORT tc_status tc_kernel_set_delay_seed(unsigned seed, ch
   for (const tc::kernel::DelaySeedSetter set : tc::kernel::delay_seed_setters()) {
     const cudaError_t e = set(seed);
     if (e != cudaSuccess) {
+      cudaGetLastError();  // not left for the next launch's error check to find
       if (message != nullptr && capacity > 0)
         std::snprintf(message, capacity, "cudaMemcpyToSymbol of the delay seed: %s", cudaGetErrorString(e));
       return TC_ERR_CUDA;

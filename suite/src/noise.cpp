@@ -64,7 +64,8 @@ class NoiseDevice {
     const int blocks = noise_blocks(r, multiprocessors_);
     const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double, std::milli>(kStartWaitMs);
     while (blocks > 0 && std::chrono::steady_clock::now() < until) {
-      TC_CHECK_CUDA(cudaMemcpyAsync(host_words_, control_words_, sizeof(NoiseControl), cudaMemcpyDeviceToHost, control_));
+      TC_CHECK_CUDA(
+          cudaMemcpyAsync(host_words_, control_words_, sizeof(NoiseControl), cudaMemcpyDeviceToHost, control_));
       TC_CHECK_CUDA(cudaStreamSynchronize(control_));
       if (host_words_->started >= blocks) return;
     }

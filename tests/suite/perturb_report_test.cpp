@@ -42,7 +42,8 @@ const std::string kFail = "Mismatched 120 / 8192 (1.5%) [bound=120 nonfinite=0 u
 TEST(RecordRound, CountsRunsAndFailuresAndKeepsTheFirstFailure) {
   const CellRounds t = tally(cell("normal_m16_n512_k128_gcol", 1), 4,
                              {outcome(CellStatus::pass, "pass"), outcome(CellStatus::fail, kFail),
-                              outcome(CellStatus::hang, "HANG: no result within 2.0 s"), outcome(CellStatus::fail, "later")});
+                              outcome(CellStatus::hang, "HANG: no result within 2.0 s"),
+                              outcome(CellStatus::fail, "later")});
   EXPECT_EQ(t.rounds_run, 4);
   EXPECT_EQ(t.rounds_failed, 3);
   EXPECT_EQ(t.failed_by.at(CellStatus::fail), 2);
@@ -103,7 +104,8 @@ PerturbRun example_run() {
                             {outcome(CellStatus::pass, ""), outcome(CellStatus::fail, kFail),
                              outcome(CellStatus::fail, "again")}));
   run.cells.push_back(tally(cell("normal_m17_n256_k128_gcol", 3), 3,
-                            {outcome(CellStatus::pass, ""), outcome(CellStatus::pass, ""), outcome(CellStatus::pass, "")}));
+                            {outcome(CellStatus::pass, ""), outcome(CellStatus::pass, ""),
+                             outcome(CellStatus::pass, "")}));
   run.cells.push_back(tally(cell("normal_m16_n256_k512_g128", 1), 3,
                             {outcome(CellStatus::not_applicable, "marlin_cuda returned 1")}));
   CellRounds late = tally(cell("normal_m65_n128_k768_gcol", 1), 3, {outcome(CellStatus::pass, "")});

@@ -65,7 +65,8 @@ TEST(PerturbTier, FindsWhatItShouldInTheReducedMatrix) {
   EXPECT_FALSE(caught.empty()) << "no round failed by its numbers";
   for (const std::string& pattern : split(env("TC_PERTURB_CAUGHT_IN"), ' ')) {
     const std::regex re(pattern);
-    EXPECT_TRUE(std::any_of(caught.begin(), caught.end(), [&](const std::string& c) { return std::regex_search(c, re); }))
+    const auto failed_here = [&](const std::string& c) { return std::regex_search(c, re); };
+    EXPECT_TRUE(std::any_of(caught.begin(), caught.end(), failed_here))
         << "no cell matching '" << pattern << "' failed by its numbers";
   }
 }
