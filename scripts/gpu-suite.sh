@@ -5,7 +5,7 @@
 # docs/results/gpu-YYYY-MM-DD.md is made from.
 #   scripts/gpu-suite.sh [--labels "gpu sanitizer"] [--no-bench] [--jobs N] [--mutants "1 2"]
 #                        [--dump-mutants "1 14"] [--fetch-order-ab] [--live-run] [--ist-marlin DIR] [--kit-ctest]
-#                        [--perturb]
+#                        [--perturb] [--upstream-mutants]
 #   --dump-mutants   also build these mutants' dump variants (tilecheck tiles --bisect on a broken build)
 #   --fetch-order-ab time the upstream, swapped and hoisted libraries A/B/A/B (scripts/fetch-order-ab.py)
 #   --live-run       `make run PRESET=gpu`: the main job, live, after the labels
@@ -17,6 +17,9 @@
 #                    tilecheck perturb on each: clean ones 20 rounds a cell (expect 0 failures), the race
 #                    mutants and upstream 8 rounds within 120 s (expect failures by their numbers);
 #                    logs and JSON in $OUT/perturb/. `--labels perturb` runs the ctest form as well
+#   --upstream-mutants with --ist-marlin: build upstream's mutants (docs/mutation-upstream.md) and run the
+#                    kill matrix on them (scripts/mutation-matrix.py --upstream --sanitizers needed);
+#                    the table in $OUT/mutation-ist-marlin.md
 # The labels exclude external kernels' tests (*.tc_kit_*, *.tc_ist_marlin*): they run in their own steps.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -31,6 +34,7 @@ live=0
 ist_marlin=""
 kit=0
 perturb=0
+upstream_mutants=""
 while [ $# -gt 0 ]; do
   case $1 in
     --labels) labels=$2; shift 2 ;;
@@ -43,10 +47,14 @@ while [ $# -gt 0 ]; do
     --ist-marlin) ist_marlin=$2; shift 2 ;;
     --kit-ctest) kit=1; shift ;;
     --perturb) perturb=1; shift ;;
+    --upstream-mutants) upstream_mutants=all; shift ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "gpu-suite: unknown option $1" >&2; exit 2 ;;
   esac
 done
+if [ -n "$upstream_mutants" ] && [ -z "$ist_marlin" ]; then
+  echo "gpu-suite: --upstream-mutants needs --ist-marlin DIR (upstream's checkout)" >&2; exit 2
+fi
 mkdir -p "$out"
 export PATH=/usr/local/cuda/bin:$PATH
 summary="$out/summary.md"
@@ -74,7 +82,7 @@ if [ "$perturb" = 1 ]; then  # the race mutants; upstream with both races fixed
   [ -n "$ist_marlin" ] && fixes="f03"
 fi
 cmake --preset gpu "-DTC_MUTANT_LIST=${mutants// /;}" "-DTC_DUMP_MUTANT_LIST=${dump_mutants// /;}" \
-  "-DTC_IST_MARLIN_SRC=$ist_marlin" "-DTC_IST_MARLIN_FIXES=$fixes" "-DTC_DELAY_VARIANTS=ON" \
+  "-DTC_IST_MARLIN_SRC=$ist_marlin" "-DTC_IST_MARLIN_FIXES=$fixes" "-DTC_IST_MARLIN_MUTANTS=$upstream_mutants" "-DTC_DELAY_VARIANTS=ON" \
   "-DTC_EXTERNAL_KERNELS=${externals#;}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 status=0
 if ! cmake --build --preset gpu -- -k 0 > "$out/build.log" 2>&1; then  # keep going: test what built
@@ -153,6 +161,14 @@ if [ "$perturb" = 1 ]; then  # the perturbation tier, library by library (docs/p
       [ "${cells:-0}" -ge 1 ] || status=1
     done
   fi
+fi
+
+if [ -n "$upstream_mutants" ] && [ -n "$ist_marlin" ]; then  # the kill matrix on upstream (issue 27, item 1)
+  t=$(date +%s)
+  python3 scripts/mutation-matrix.py --upstream --build build/gpu --jobs "$jobs" --sanitizers needed \
+    --out "$out/mutation-ist-marlin.md" > "$out/mutation-ist-marlin.log" 2>&1 || status=1
+  { echo; echo "## upstream kill matrix ($(seconds "$t") s): $out/mutation-ist-marlin.md"; echo
+    grep -E "^mutation-matrix:|^\| (clean|u[0-9]+)" "$out/mutation-ist-marlin.log" | head -20 | sed 's/^/    /'; } >> "$summary"
 fi
 
 if [ "$ab" = 1 ]; then  # slice_count 1 (one block per tile column) and > 1 (blocks share columns)
