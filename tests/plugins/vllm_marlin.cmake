@@ -1,0 +1,31 @@
+# vLLM's Marlin adapter (plugins/vllm-marlin, docs/vllm-marlin.md).
+#
+# Label cpu, in every build (no vLLM file needed): the adapter's host logic, our reimplementation of
+# vLLM's (instantiation list, configuration mapping and choice, cut of M into launches, workspace,
+# argument checks). The test also compares the instantiation list with the one CMake builds from.
+tc_add_gtest(NAME vllm_marlin_plan_tests SOURCES vllm_marlin_plan_test.cpp LIBS tc_vllm_marlin_plan LABELS cpu)
+get_property(tc_vllm_instance_names GLOBAL PROPERTY TC_VLLM_MARLIN_INSTANCE_NAMES)
+list(JOIN tc_vllm_instance_names "," tc_vllm_joined)
+target_compile_definitions(vllm_marlin_plan_tests PRIVATE TC_VLLM_MARLIN_CMAKE_INSTANCES="${tc_vllm_joined}")
+
+# Label gpu: the adapter's libraries join the GPU suite as another project's kernels do
+# (-DTC_EXTERNAL_KERNELS="$PWD/build/gpu/kernel/libtc_vllm_marlin.so;...fp16_reduce.so", as
+# scripts/gpu-suite.sh --vllm-marlin passes them): matrix, smoke, harness and sanitizer tests per our
+# configurations (tests/suite, tests/kernel, tests/sanitizer). vLLM also has 128x64 and 64x128 tiles,
+# which ours lacks: their matrix processes are registered here, one per configuration, the same way.
+get_property(tc_vllm_variants GLOBAL PROPERTY TC_KERNEL_VARIANTS)
+get_property(tc_vllm_configs GLOBAL PROPERTY TC_VLLM_MARLIN_CONFIG_NAMES)
+foreach(variant IN LISTS tc_vllm_variants)
+  tc_kernel_library_path(${variant} library)
+  if(NOT library MATCHES "/libtc_vllm_marlin(_fp16_reduce)?[.]so$")
+    continue()
+  endif()
+  foreach(config IN LISTS tc_vllm_configs)
+    if(config IN_LIST TC_KERNEL_CONFIGS)  # tests/suite registers ours
+      continue()
+    endif()
+    tc_add_cell_process_test(NAME suite_gpu.${variant}.${config}
+      COMMAND suite_gpu_tests --gtest_brief=1 "--gtest_filter=Catalogue/*_${config}_*"
+      LABELS gpu TIMEOUT 600 COST 100 ENVIRONMENT "TC_KERNEL=${library}")
+  endforeach()
+endforeach()
