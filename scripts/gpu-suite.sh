@@ -5,7 +5,7 @@
 # docs/results/gpu-YYYY-MM-DD.md is made from.
 #   scripts/gpu-suite.sh [--labels "gpu sanitizer"] [--no-bench] [--jobs N] [--mutants "1 2"]
 #                        [--dump-mutants "1 14"] [--fetch-order-ab] [--live-run] [--ist-marlin DIR] [--kit-ctest]
-#                        [--perturb] [--upstream-mutants]
+#                        [--perturb] [--upstream-mutants] [--vllm-marlin DIR]
 #   --dump-mutants   also build these mutants' dump variants (tilecheck tiles --bisect on a broken build)
 #   --fetch-order-ab time the upstream, swapped and hoisted libraries A/B/A/B (scripts/fetch-order-ab.py)
 #   --live-run       `make run PRESET=gpu`: the main job, live, after the labels
@@ -20,7 +20,11 @@
 #   --upstream-mutants with --ist-marlin: build upstream's mutants (docs/mutation-upstream.md) and run the
 #                    kill matrix on them (scripts/mutation-matrix.py --upstream --sanitizers needed);
 #                    the table in $OUT/mutation-ist-marlin.md
-# The labels exclude external kernels' tests (*.tc_kit_*, *.tc_ist_marlin*): they run in their own steps.
+#   --vllm-marlin DIR build our adapter for vLLM's Marlin from DIR (vLLM's files at their repository paths:
+#                    docs/vllm-marlin.md), register both variants as external kernels and run, for each,
+#                    its ctest processes (label gpu, and sanitizer when --labels has it) and `tilecheck run`
+# The labels exclude external kernels' tests (*.tc_kit_*, *.tc_ist_marlin*, *.tc_vllm_marlin*): they run in their
+# own steps.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu}
@@ -35,6 +39,7 @@ ist_marlin=""
 kit=0
 perturb=0
 upstream_mutants=""
+vllm_marlin=""
 while [ $# -gt 0 ]; do
   case $1 in
     --labels) labels=$2; shift 2 ;;
@@ -48,7 +53,8 @@ while [ $# -gt 0 ]; do
     --kit-ctest) kit=1; shift ;;
     --perturb) perturb=1; shift ;;
     --upstream-mutants) upstream_mutants=all; shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    --vllm-marlin) vllm_marlin=$2; shift 2 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "gpu-suite: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -75,6 +81,11 @@ externals=""
 if [ "$kit" = 1 ]; then
   for k in trap hang unsupported wrong_tile crash dirty_lock scratch_reader row_past_m; do externals="$externals;$PWD/build/gpu/kernel/libtc_kit_$k.so"; done
 fi
+vllm_variants=""
+if [ -n "$vllm_marlin" ]; then  # both variants (plugins/vllm-marlin) join the suite as external kernels
+  vllm_variants="tc_vllm_marlin tc_vllm_marlin_fp16_reduce"
+  for v in $vllm_variants; do externals="$externals;$PWD/build/gpu/kernel/lib$v.so"; done
+fi
 fixes=""
 if [ "$perturb" = 1 ]; then  # the race mutants; upstream with both races fixed
   for m in 2 5 6; do case " $mutants " in *" $m "*) ;; *) mutants="$mutants $m" ;; esac; done
@@ -83,7 +94,8 @@ if [ "$perturb" = 1 ]; then  # the race mutants; upstream with both races fixed
 fi
 cmake --preset gpu "-DTC_MUTANT_LIST=${mutants// /;}" "-DTC_DUMP_MUTANT_LIST=${dump_mutants// /;}" \
   "-DTC_IST_MARLIN_SRC=$ist_marlin" "-DTC_IST_MARLIN_FIXES=$fixes" "-DTC_IST_MARLIN_MUTANTS=$upstream_mutants" "-DTC_DELAY_VARIANTS=ON" \
-  "-DTC_EXTERNAL_KERNELS=${externals#;}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
+  "-DTC_EXTERNAL_KERNELS=${externals#;}" "-DTC_VLLM_MARLIN_SRC=$vllm_marlin" \
+  "-DTC_SANITIZER_SOURCE_DIRS=${vllm_marlin:+$vllm_marlin/csrc/quantization/marlin}" > "$out/configure.log" 2>&1 || { tail -30 "$out/configure.log"; exit 1; }
 status=0
 if ! cmake --build --preset gpu -- -k 0 > "$out/build.log" 2>&1; then  # keep going: test what built
   status=1
@@ -96,7 +108,7 @@ echo "- golden regenerate --all (large fixtures): $(seconds "$t") s" >> "$summar
 
 for label in $labels; do
   t=$(date +%s)
-  ctest --preset gpu -L "$label" -E '[.]tc_(kit_[a-z_]+|ist_marlin)([.]|$)' -j "$jobs" --output-on-failure > "$out/ctest-$label.log" 2>&1 || status=1
+  ctest --preset gpu -L "$label" -E '[.]tc_(kit_[a-z_]+|ist_marlin|vllm_marlin(_fp16_reduce)?)([.]|$)' -j "$jobs" --output-on-failure > "$out/ctest-$label.log" 2>&1 || status=1
   {
     echo
     echo "## ctest -L $label ($(seconds "$t") s wall)"
@@ -118,6 +130,25 @@ if [ -n "$ist_marlin" ]; then  # upstream Marlin through tilecheck run (issue: f
   { echo; echo "## tilecheck run --kernel libtc_ist_marlin.so ($(seconds "$t") s)"; echo
     grep -E "^tilecheck run|cells:|^  (FAIL|FAULT|HANG|ERROR|n/a)" "$out/ist-marlin-run.txt" | head -30 | sed 's/^/    /'; } >> "$summary"
 fi
+
+for v in $vllm_variants; do  # vLLM's Marlin, each variant: its ctest processes, then tilecheck run (issue 28)
+  vllm_labels=gpu
+  case " $labels " in *" sanitizer "*) vllm_labels="gpu sanitizer" ;; esac
+  for label in $vllm_labels; do
+    t=$(date +%s)
+    ctest --preset gpu -L "$label" -R "[.]$v([.]|\$)" -j "$jobs" --output-on-failure > "$out/ctest-$label-$v.log" 2>&1 || status=1
+    { echo; echo "## ctest -L $label -R $v ($(seconds "$t") s wall)"; echo
+      grep -E "tests passed|tests failed" "$out/ctest-$label-$v.log" | sed 's/^/    /'
+      grep -cE "\(Skipped\)| Skipped " "$out/ctest-$label-$v.log" | sed 's/^/    skipped: /'
+      grep -E "^\s+[0-9]+ - .*\((Failed|Timeout|SEGFAULT|Subprocess aborted|Exception)" "$out/ctest-$label-$v.log" | head -50 | sed 's/^/    /'
+    } >> "$summary"
+  done
+  t=$(date +%s)
+  build/gpu/cli/tilecheck run --kernel "build/gpu/kernel/lib$v.so" --json "$out/$v.json" --errmaps "$out/$v-errmaps" \
+    > "$out/$v-run.txt" 2> "$out/$v-progress.txt" || status=1
+  { echo; echo "## tilecheck run --kernel lib$v.so ($(seconds "$t") s)"; echo
+    grep -E "^tilecheck run|cells:|^  (FAIL|FAULT|HANG|ERROR|n/a)" "$out/$v-run.txt" | head -30 | sed 's/^/    /'; } >> "$summary"
+done
 
 if [ "$perturb" = 1 ]; then  # the perturbation tier, library by library (docs/perturb.md)
   mkdir -p "$out/perturb"
