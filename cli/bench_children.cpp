@@ -12,7 +12,8 @@ std::vector<std::string> child_command(const BenchOptions& o, const std::string&
   for (const std::string& k : o.kernels) a.insert(a.end(), {"--kernel", k});
   a.insert(a.end(), {"-M", std::to_string(o.M), "--sms", std::to_string(o.sms), "--rounds", std::to_string(o.rounds),
                      "-K", std::to_string(o.K), "-N", std::to_string(o.N), "--contract", o.contract, "--repeats",
-                     std::to_string(o.repeats), "--rotate-mb", std::to_string(o.rotate_mb)});
+                     std::to_string(o.repeats), "--rotate-mb", std::to_string(o.rotate_mb), "--group",
+                     std::to_string(o.group)});
   if (!o.cublas) a.push_back("--no-cublas");
   if (!header) a.push_back("--no-header");
   return a;

@@ -12,7 +12,8 @@ struct BenchOptions {
   int sms = 0;     // 0: every multiprocessor
   int rounds = 1;
   int K = 8192, N = 8192;
-  std::vector<std::string> configs;  // empty: every configuration of the library
+  std::vector<std::string> configs;  // empty: every configuration of the library; "auto": the library chooses
+  int group = 128;                   // the scale group of --config auto
   std::string contract = "fp32";
   int repeats = 20;
   int rotate_mb = 512;

@@ -20,15 +20,14 @@
 #include <cuda_runtime.h>
 
 #include "bench_children.h"
-#include "bench_order.h"
 #include "commands.h"
 #include "data_paths.h"
 #include "option_limits.h"
 #include "tilecheck/kernel/plugin_loader.h"
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/error.h"
-#include "tilecheck/reference/rng.h"
 #include "tilecheck/reference/schedule.h"
+#include "tilecheck/suite/bench_engine.h"
 #include "tilecheck/suite/cuda_check.h"
 #include "tilecheck/suite/device_case.h"
 #include "tilecheck/suite/problem.h"
@@ -46,64 +45,6 @@ std::string slice_counts(const Schedule& s) {
   return lo == hi ? std::to_string(lo) : cat(lo, "-", hi);
 }
 
-void check_cublas(cublasStatus_t s, const char* call, const char* file, int line) {
-  if (s != CUBLAS_STATUS_SUCCESS) throw Error(cat(call, " failed: cuBLAS status ", int(s), " (", file, ":", line, ")"));
-}
-#define TC_CHECK_CUBLAS(call) check_cublas((call), #call, __FILE__, __LINE__)
-
-// Fills `copies` consecutive device buffers of `bytes` each with the same 16-bit words from the
-// counter RNG: `half_range` gives fp16 values of about +-1 (random codes otherwise), so nothing
-// overflows or goes non-finite. The first copy is uploaded, the rest copied on the device.
-void fill(void* device, size_t bytes, std::uint64_t seed, bool half_range, int copies = 1) {
-  std::vector<std::uint16_t> host(bytes / 2);
-  const CounterRng rng(seed, "bench");
-  for (size_t i = 0; i < host.size(); ++i) {
-    const auto b = static_cast<std::uint16_t>(rng.bits(i));
-    host[i] = half_range ? static_cast<std::uint16_t>(0x3000 | (b & 0x87FF)) : b;  // |x| in [2^-3, 2^-1)
-  }
-  TC_CHECK_CUDA(cudaMemcpy(device, host.data(), host.size() * 2, cudaMemcpyHostToDevice));
-  for (int c = 1; c < copies; ++c)
-    TC_CHECK_CUDA(cudaMemcpy(static_cast<char*>(device) + c * bytes, device, bytes, cudaMemcpyDeviceToDevice));
-  TC_CHECK_CUDA(cudaDeviceSynchronize());  // the copies are not ordered before the timing stream's work
-}
-
-// Seconds per call of `calls` captured into one graph by `record`, over `repeats` replays.
-struct Timing {
-  double median = 0, p10 = 0, p90 = 0;
-};
-
-template <typename Record>
-Timing time_graph(cudaStream_t stream, int calls, int repeats, Record&& record) {
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  TC_CHECK_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < calls; ++i) record(i);
-  TC_CHECK_CUDA(cudaStreamEndCapture(stream, &graph));
-  TC_CHECK_CUDA(cudaGraphInstantiate(&exec, graph, 0));
-  cudaEvent_t start, stop;
-  TC_CHECK_CUDA(cudaEventCreate(&start));
-  TC_CHECK_CUDA(cudaEventCreate(&stop));
-  for (int w = 0; w < 2; ++w) TC_CHECK_CUDA(cudaGraphLaunch(exec, stream));  // warm-up
-  std::vector<double> seconds;
-  for (int r = 0; r < repeats; ++r) {
-    TC_CHECK_CUDA(cudaEventRecord(start, stream));
-    TC_CHECK_CUDA(cudaGraphLaunch(exec, stream));
-    TC_CHECK_CUDA(cudaEventRecord(stop, stream));
-    TC_CHECK_CUDA(cudaEventSynchronize(stop));
-    float ms = 0;
-    TC_CHECK_CUDA(cudaEventElapsedTime(&ms, start, stop));
-    seconds.push_back(ms * 1e-3 / calls);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
-  std::sort(seconds.begin(), seconds.end());
-  const auto at = [&](double q) { return seconds[static_cast<size_t>(q * (seconds.size() - 1) + 0.5)]; };
-  return {at(0.5), at(0.1), at(0.9)};
-}
-
-
 // Options checked, kernel libraries loaded, the GPU found, a stream to time on; cuBLAS once the
 // header is printed. Frees the stream and the cuBLAS handle on the way out, errors included.
 class Bench {
@@ -119,7 +60,8 @@ class Bench {
     if (o.configs.empty()) {
       configs_ = kernels_.front().configs();
     } else {
-      for (const std::string& name : o.configs) configs_.push_back(parse_config(name));
+      for (const std::string& name : o.configs)
+        configs_.push_back(name == "auto" ? TileConfig{0, 0, 0, 0} : parse_config(name));
     }
     const std::string why = gpu_unavailable_reason();
     require(why.empty(), "tilecheck bench needs a CUDA GPU (", why, ")");
@@ -139,8 +81,8 @@ class Bench {
 
   void start_cublas() {
     if (!o_.cublas) return;
-    TC_CHECK_CUBLAS(cublasCreate(&cublas_));
-    TC_CHECK_CUBLAS(cublasSetStream(cublas_, stream_));
+    require(cublasCreate(&cublas_) == CUBLAS_STATUS_SUCCESS, "cublasCreate failed");
+    require(cublasSetStream(cublas_, stream_) == CUBLAS_STATUS_SUCCESS, "cublasSetStream failed");
   }
 
   const BenchOptions& options() const { return o_; }
@@ -162,17 +104,6 @@ class Bench {
   cublasHandle_t cublas_ = nullptr;
   std::map<int, double> cublas_by_m_;
 };
-
-// Ceiling 1: device-to-device copy of half the rotation size (bytes read + bytes written), in TB/s.
-double copy_ceiling(const Bench& b) {
-  const size_t copy_bytes = static_cast<size_t>(b.options().rotate_mb) << 19;
-  DeviceBuffer copy_src(copy_bytes), copy_dst(copy_bytes);
-  TC_CHECK_CUDA(cudaMemset(copy_src.get(), 1, copy_bytes));
-  const double copy_s = time_graph(b.stream(), 4, b.options().repeats, [&](int) {
-    TC_CHECK_CUDA(cudaMemcpyAsync(copy_dst.get(), copy_src.get(), copy_bytes, cudaMemcpyDeviceToDevice, b.stream()));
-  }).median;
-  return 2.0 * copy_bytes / copy_s / 1e12;
-}
 
 void print_header(const Bench& b, double copy_tbs) {
   const BenchOptions& o = b.options();
@@ -196,110 +127,17 @@ void print_header(const Bench& b, double copy_tbs) {
   std::fflush(stdout);  // out before the timing, which may never end
 }
 
-// One configuration's operands on the device: A and C once, the weights and scales `copies` times
-// over, rotated through by the timed calls so the L2 cannot hold them.
-struct BenchOperands {
-  BenchOperands(const Shape& s, int rotate_mb)
-      : shape(s),
-        b_bytes(static_cast<size_t>(s.K) * s.N / 2),
-        s_bytes(static_cast<size_t>(scale_rows(s.K, s.group)) * s.N * 2),
-        copies(std::max<int>(2, static_cast<int>((static_cast<size_t>(rotate_mb) << 20) / (b_bytes + s_bytes)) + 1)),
-        A(static_cast<size_t>(s.M) * s.K * 2),
-        C(static_cast<size_t>(s.M) * s.N * 2),
-        B(copies * b_bytes),
-        S(copies * s_bytes) {
-    fill(A.get(), static_cast<size_t>(s.M) * s.K * 2, 1, true);
-    fill(B.get(), b_bytes, 2, false, copies);
-    fill(S.get(), s_bytes, 3, true, copies);
-  }
-  // Bytes one call moves at the least: the weights and scales once, A read, C written.
-  double bytes() const { return double(b_bytes + s_bytes) + 2.0 * shape.M * shape.K + 2.0 * shape.M * shape.N; }
-
-  Shape shape;
-  size_t b_bytes, s_bytes;
-  int copies;
-  DeviceBuffer A, C, B, S;
-};
-
-// One kernel library on one configuration: its timing per round, or why it does not implement it.
-struct KernelTimings {
-  std::string not_applicable;  // non-empty: the library refused the configuration (TC_ERR_UNSUPPORTED)
-  std::vector<Timing> rounds;
-};
-
-// Every kernel library on one configuration, the rounds interleaved. A library that does not
-// implement the configuration gets an n/a row and the others are still timed; if none does, the
-// error names TC_ERR_UNSUPPORTED so the parent process prints the configuration as n/a.
-std::vector<KernelTimings> time_kernels(const Bench& b, const TileConfig& config, BenchOperands& ops) {
-  const std::string config_name = tc::name(config);  // once, not per captured launch
-  const std::vector<KernelPlugin>& kernels = b.kernels();
-  Launch launch;
-  launch.config = config;
-  launch.sms = b.options().sms;
-  launch.flags = TC_FLAG_SKIP_WORKSPACE_CHECK;
-  launch.stream = b.stream();
-  tc_problem q = make_problem(ops.shape, b.contract(), launch, {ops.A.get(), ops.B.get(), ops.S.get(), ops.C.get()});
-  size_t ws_bytes = 0;
-  std::vector<KernelTimings> timings(kernels.size());
-  std::string refusals;
-  // A library may decline when asked for the workspace size or when first run.
-  const auto declines = [&](size_t k, const RunResult& r) {
-    if (r.status != TC_ERR_UNSUPPORTED) return false;
-    timings[k].not_applicable = r.message;
-    refusals += cat(refusals.empty() ? "" : "; ", kernels[k].info().variant, ": ", r.message);
-    return true;
-  };
-  const auto require_one = [&] {
-    const bool none = std::all_of(timings.begin(), timings.end(), [](const KernelTimings& t) { return !t.not_applicable.empty(); });
-    require(!none, config_name, ": ", status_name(TC_ERR_UNSUPPORTED), ": ", refusals);
-  };
-  for (size_t k = 0; k < kernels.size(); ++k) {
-    size_t need = 0;
-    const RunResult sized = kernels[k].workspace_size(q, need);
-    if (declines(k, sized)) continue;
-    require(sized.ok(), "workspace size for ", config_name, ": ", status_name(sized.status), ": ", sized.message);
-    ws_bytes = std::max(ws_bytes, need);
-  }
-  require_one();
-  DeviceBuffer workspace(ws_bytes);
-  workspace.zero();
-  q.workspace = workspace.get(), q.workspace_bytes = ws_bytes;
-  for (int round = 0; round < b.options().rounds; ++round) {
-    for (const size_t k : tc::cli::round_order(kernels.size(), round)) {
-      if (!timings[k].not_applicable.empty()) continue;
-      const RunResult check = kernels[k].run(q);  // once outside the graph, to report errors plainly
-      if (round == 0 && declines(k, check)) continue;
-      require(check.ok(), config_name, ": ", status_name(check.status), ": ", check.message);
-      TC_CHECK_CUDA(cudaStreamSynchronize(b.stream()));
-      timings[k].rounds.push_back(time_graph(b.stream(), ops.copies, b.options().repeats, [&](int i) {
-        q.B = static_cast<char*>(ops.B.get()) + i * ops.b_bytes;
-        q.scales = static_cast<char*>(ops.S.get()) + i * ops.s_bytes;
-        const RunResult r = kernels[k].run(q);
-        require(r.ok(), config_name, ": ", r.message);
-      }));
-    }
-  }
-  require_one();
-  return timings;
+// The engine's launch settings for one configuration of this run.
+BenchLaunch bench_launch(const Bench& b, const TileConfig& config) {
+  const BenchOptions& o = b.options();
+  return {b.contract(), config, o.sms, o.rounds, o.repeats, b.stream()};
 }
 
-// Ceiling 2: cuBLAS fp16 on fp16 weights of the same shape, rotated likewise (C^T = W^T A^T in
-// column-major). Timed once per M; 0 without cuBLAS.
-double cublas_seconds(Bench& b, BenchOperands& ops) {
-  const int M = ops.shape.M, N = ops.shape.N, K = ops.shape.K;
-  double& theirs = b.cublas_seconds_by_m()[M];
-  if (!b.cublas() || theirs != 0) return theirs;
-  const size_t w_bytes = static_cast<size_t>(K) * N * 2;
-  const int rotate_mb = b.options().rotate_mb;
-  const int w_copies = std::max<int>(2, static_cast<int>((static_cast<size_t>(rotate_mb) << 20) / w_bytes) + 1);
-  DeviceBuffer W(w_copies * w_bytes);
-  fill(W.get(), w_bytes, 4, true, w_copies);
-  const float one = 1.0f, zero = 0.0f;
-  theirs = time_graph(b.stream(), w_copies, b.options().repeats, [&](int i) {
-    TC_CHECK_CUBLAS(cublasGemmEx(b.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, N, M, K, &one,
-                                 static_cast<char*>(W.get()) + i * w_bytes, CUDA_R_16F, N, ops.A.get(), CUDA_R_16F, K,
-                                 &zero, ops.C.get(), CUDA_R_16F, N, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-  }).median;
+// cuBLAS on this shape, timed once per M (it depends on the shape only); 0 without cuBLAS.
+double cublas_once(Bench& b, BenchOperands& ops) {
+  double& theirs = b.cublas_seconds_by_m()[ops.shape.M];
+  if (b.cublas() && theirs == 0)
+    theirs = cublas_seconds(b.cublas(), b.stream(), ops, b.options().rotate_mb, b.options().repeats);
   return theirs;
 }
 
@@ -310,11 +148,11 @@ void print_rows(const Bench& b, const TileConfig& config, const BenchOperands& o
   const BenchOptions& o = b.options();
   const Shape& s = ops.shape;
   const int grid = o.sms > 0 ? o.sms : b.device().multiProcessorCount;
-  const std::string slices = slice_counts(make_schedule(s, config, grid));
+  const std::string slices = is_auto(config) ? "-" : slice_counts(make_schedule(s, config, grid));
   const double bytes = ops.bytes();
   for (size_t k = 0; k < b.kernels().size(); ++k) {
     if (!timings[k].not_applicable.empty()) {
-      std::printf("%-12s %-10s n/a: %s\n", tc::name(config).c_str(), b.kernels()[k].info().variant,
+      std::printf("%-12s %-10s n/a: %s\n", config_label(config).c_str(), b.kernels()[k].info().variant,
                   timings[k].not_applicable.c_str());
       continue;
     }
@@ -325,7 +163,7 @@ void print_rows(const Bench& b, const TileConfig& config, const BenchOperands& o
     const double lo = o.rounds > 1 ? medians.front() : timings[k].rounds.front().p10;
     const double hi = o.rounds > 1 ? medians.back() : timings[k].rounds.front().p90;
     std::printf("%-12s %-10s %5d %6d %6d %5d %4d %6s %9.2f %7.2f-%-7.2f %7.2f %6.0f%% %10.1f %7.2fx\n",
-                tc::name(config).c_str(), b.kernels()[k].info().variant, s.M, s.K, s.N, s.group, grid, slices.c_str(),
+                config_label(config).c_str(), b.kernels()[k].info().variant, s.M, s.K, s.N, s.group, grid, slices.c_str(),
                 ours * 1e6, lo * 1e6, hi * 1e6, bytes / ours / 1e12, 100 * bytes / ours / 1e12 / copy_tbs,
                 theirs * 1e6, theirs > 0 ? theirs / ours : 0.0);
   }
@@ -334,15 +172,22 @@ void print_rows(const Bench& b, const TileConfig& config, const BenchOperands& o
 
 int time_here(const BenchOptions& o) {
   Bench b(o);
-  const double copy_tbs = copy_ceiling(b);
+  const double copy_tbs = copy_ceiling_tbs(b.stream(), o.rotate_mb, o.repeats);
   if (o.header) print_header(b, copy_tbs);
   b.start_cublas();
   for (const TileConfig& config : b.configs()) {
-    const Shape shape{o.M > 0 ? o.M : 16 * config.m_blocks, o.N, o.K, config.group()};
-    validate_config(config, shape);
+    // --config auto: each library chooses its tile for -M and --group
+    const Shape shape = is_auto(config) ? Shape{o.M, o.N, o.K, o.group}
+                                        : Shape{o.M > 0 ? o.M : 16 * config.m_blocks, o.N, o.K, config.group()};
+    if (is_auto(config)) {
+      require(o.M > 0, "--config auto needs -M: each library chooses its tile for the rows it is given");
+      validate_shape(shape);
+    } else {
+      validate_config(config, shape);
+    }
     BenchOperands ops(shape, o.rotate_mb);
-    const std::vector<KernelTimings> timings = time_kernels(b, config, ops);
-    print_rows(b, config, ops, timings, copy_tbs, cublas_seconds(b, ops));
+    const std::vector<KernelTimings> timings = time_kernels(b.kernels(), bench_launch(b, config), ops);
+    print_rows(b, config, ops, timings, copy_tbs, cublas_once(b, ops));
   }
   return 0;
 }
@@ -366,6 +211,8 @@ bool bench_child(const BenchOptions& o, const std::string& config, bool& header,
 // faulting one is named.
 int run_bench(const BenchOptions& o) {
   check_problem_size(o.M > 0 ? o.M : 16 * max_m_blocks(), o.N, o.K);
+  const bool any_auto = std::find(o.configs.begin(), o.configs.end(), "auto") != o.configs.end();
+  require(!any_auto || o.M > 0, "--config auto needs -M: each library chooses its tile for the rows it is given");
   if (o.isolated) return time_here(o);
   const std::string why = gpu_unavailable_reason();
   require(why.empty(), "tilecheck bench needs a CUDA GPU (", why, ")");
@@ -403,7 +250,12 @@ Command add_bench(CLI::App& parent) {
   app->add_option("--rounds", o->rounds, "Interleaved rounds over the kernels, each starting one library later")->capture_default_str();
   app->add_option("-K", o->K, "Depth K")->check(dimension(false, 16))->capture_default_str();
   app->add_option("-N", o->N, "Width N")->check(dimension(false, 64))->capture_default_str();
-  app->add_option("--config", o->configs, "Configurations, e.g. m1n8k8g8 (default: all of the library)");
+  app->add_option("--config", o->configs,
+                  "Configurations, e.g. m1n8k8g8, or auto: each library chooses for -M and --group (default: all of "
+                  "the first library)");
+  app->add_option("--group", o->group, "Scale group with --config auto: 32, 64, 128 or -1 (per column)")
+      ->check(CLI::IsMember({32, 64, 128, -1}))
+      ->capture_default_str();
   app->add_option("--contract", o->contract, "marlin or fp32")->capture_default_str();
   app->add_option("--repeats", o->repeats, "Graph replays; the median is reported")->capture_default_str();
   app->add_option("--rotate-mb", o->rotate_mb, "Megabytes of weight copies to rotate through")->capture_default_str();

@@ -83,6 +83,16 @@ def bench_problem_too_large(c):
 
 
 @case("message")
+def bench_config_auto_without_m(c):
+    c.bad_input(["bench", "--config", "auto"], "--config auto", "-M")
+
+
+@case("message")
+def bench_group_not_a_group(c):
+    c.bad_input(["bench", "--config", "auto", "-M", "16", "--group", "48"], "--group", "48")
+
+
+@case("message")
 def run_cell_timeout_huge(c):
     rec = c.recording()
     c.bad_input(["run", "--recording", rec, "--cell-timeout", "1e300", "--errmaps", ""], "--cell-timeout")

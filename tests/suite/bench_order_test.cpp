@@ -1,6 +1,6 @@
-// tilecheck bench's round order (cli/bench_order.h): every library once per round, each first in
+// tilecheck bench's round order (tilecheck/suite/bench_order.h): every library once per round, each first in
 // turn.
-#include "bench_order.h"
+#include "tilecheck/suite/bench_order.h"
 
 #include <algorithm>
 #include <cstddef>
@@ -10,7 +10,7 @@
 
 namespace {
 
-using tc::cli::round_order;
+using tc::round_order;
 
 TEST(BenchOrder, EveryLibraryOncePerRound) {
   for (std::size_t n = 1; n <= 5; ++n)

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <vector>
 
-namespace tc::cli {
+namespace tc {
 
 // Library indices 0 .. libraries - 1 in the order round `round` (0-based) times them.
 inline std::vector<std::size_t> round_order(std::size_t libraries, int round) {
@@ -15,4 +15,4 @@ inline std::vector<std::size_t> round_order(std::size_t libraries, int round) {
   return order;
 }
 
-}  // namespace tc::cli
+}  // namespace tc
