@@ -46,7 +46,7 @@ class NoiseDevice {
 
   // Zeroes the control words before a round (by copies: a memset may need an SM the noise holds).
   void reset() {
-    *host_words_ = {0, 0};
+    *host_words_ = {0, 0, 0};
     TC_CHECK_CUDA(cudaMemcpyAsync(control_words_, host_words_, sizeof(NoiseControl), cudaMemcpyHostToDevice, control_));
     TC_CHECK_CUDA(cudaStreamSynchronize(control_));
   }

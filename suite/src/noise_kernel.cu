@@ -4,8 +4,8 @@
 namespace tc {
 namespace {
 
-__device__ inline long long global_ns() {
-  long long t;
+__device__ inline unsigned long long global_ns() {
+  unsigned long long t;
   asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
   return t;
 }
@@ -30,15 +30,23 @@ __device__ inline unsigned xorshift(unsigned x) {
 // shared-memory updates race with each other on purpose: their values are never used.
 __global__ void noise_kernel(NoiseArgs a) {
   extern __shared__ unsigned smem[];
-  const long long begin = global_ns();
-  if (threadIdx.x == 0) atomicAdd(&a.control->started, 1);
+  // The limit counts from the first block's start: a block that starts late (after others ended)
+  // does not extend the noise.
+  __shared__ unsigned long long begin;
+  if (threadIdx.x == 0) {
+    atomicCAS(&a.control->epoch, 0ull, global_ns());
+    begin = atomicAdd(&a.control->epoch, 0ull);
+    atomicAdd(&a.control->started, 1);
+  }
+  __syncthreads();
+  const unsigned long long end = begin + static_cast<unsigned long long>(a.limit_ns);
   const volatile int* stop = &a.control->stop;
   const unsigned long long threads = static_cast<unsigned long long>(gridDim.x) * blockDim.x;
   unsigned long long g = static_cast<unsigned long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   unsigned x = noise_hash(a.seed ^ noise_hash(blockIdx.x * 1024u + threadIdx.x)) | 1u;
   unsigned w = noise_hash(a.seed ^ noise_hash(blockIdx.x * 64u + threadIdx.x / 32 + 0x80000000u)) | 1u;
   unsigned sum = 0;
-  while (*stop == 0 && global_ns() - begin < a.limit_ns) {
+  while (*stop == 0 && global_ns() < end) {
     for (int k = 0; k < 4; ++k, g += threads) a.buffer[g % a.buffer_words] += x;
     if (a.smem_words != 0) {
       for (unsigned k = 0; k < 8; ++k) {

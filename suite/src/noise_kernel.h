@@ -6,8 +6,9 @@
 namespace tc {
 
 struct NoiseControl {
-  int stop;     // set by the host (a copy on the control stream) once the kernel's stream has ended
-  int started;  // noise blocks that have begun
+  unsigned long long epoch;  // %globaltimer when the first noise block began; 0 until then
+  int stop;                  // set by the host (a copy on the control stream) once the kernel's stream has ended
+  int started;               // noise blocks that have begun
 };
 
 struct NoiseArgs {
@@ -16,7 +17,7 @@ struct NoiseArgs {
   unsigned long long buffer_words;
   unsigned smem_words;  // dynamic shared memory per block, in 4-byte words
   unsigned seed;
-  long long limit_ns;  // each block ends by then at the latest
+  long long limit_ns;  // every block ends by epoch + limit_ns at the latest, also one that starts late
 };
 
 // Lets the noise ask for up to `bytes` of dynamic shared memory per block.
