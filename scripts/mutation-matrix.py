@@ -128,6 +128,14 @@ def run(command: List[str], env: Optional[dict], timeout: float) -> tuple:
         return None, out, time.monotonic() - start
 
 
+def tier_status(cell: dict, key: str) -> str:
+    """A judged cell's tier status: {"t0": "fail", ...}, or the line "t0=fail ..." of older files."""
+    tiers = cell.get("tiers") or {}
+    if isinstance(tiers, str):
+        tiers = dict(word.split("=", 1) for word in tiers.split() if "=" in word)
+    return tiers.get(key, "")
+
+
 def matrix(result: Result, build: str, library: str, cell_filter: str, timeout: float, schedule: str = "") -> None:
     with tempfile.TemporaryDirectory() as tmp:
         cells_json = os.path.join(tmp, "cells.json")
@@ -148,8 +156,8 @@ def matrix(result: Result, build: str, library: str, cell_filter: str, timeout: 
             cells = json.load(f)["cells"]
     for key in ("bound", "nonfinite", "unwritten", "guard"):
         result.alarms[key] = sum(1 for c in cells if c.get(key, 0) > 0)
-    result.alarms["exact"] = sum(1 for c in cells if "t0=fail" in c.get("tiers", ""))
-    result.alarms["stats"] = sum(1 for c in cells if "t2=fail" in c.get("tiers", ""))
+    result.alarms["exact"] = sum(1 for c in cells if tier_status(c, "t0") == "fail")
+    result.alarms["stats"] = sum(1 for c in cells if tier_status(c, "t2") == "fail")
     result.alarms["workspace"] = sum(1 for c in cells if c.get("workspace"))  # a lock left non-zero
     result.alarms["fault"] = sum(1 for c in cells if c["status"] == "FAULT")
     result.alarms["error"] = sum(1 for c in cells if c["status"] == "ERROR")

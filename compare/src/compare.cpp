@@ -39,7 +39,13 @@ int histogram_bin(std::int32_t abs_ulp) {
 double Statistics::bias_limit() const { return std::max(kBiasLimit, kBiasSigmas * bias_error); }
 
 bool Comparison::passed() const {
-  return t0.status != TierStatus::fail && t1.status != TierStatus::fail && t2.status != TierStatus::fail;
+  return std::none_of(tiers.begin(), tiers.end(), [](const TierResult& t) { return t.status == TierStatus::fail; });
+}
+
+const TierResult& Comparison::tier(std::string_view key) const {
+  for (const TierResult& t : tiers)
+    if (t.key == key) return t;
+  throw Error(cat("no tier '", key, "' in the comparison"));
 }
 
 namespace {
@@ -217,22 +223,25 @@ void finish_statistics(const StatisticsSums& sums, const std::vector<double>& ro
 
 TierResult exact_tier(const Expectation& e, const CompareOptions& options, const Counts& counts) {
   if (!options.exact_tier || !e.exact_tier())
-    return {TierStatus::not_applicable, e.exact_tier() ? "off" : e.exact_tier_absent()};
-  return {counts.not_exact == 0 ? TierStatus::pass : TierStatus::fail,
+    return {"t0", "T0 exact", TierStatus::not_applicable, e.exact_tier() ? "off" : e.exact_tier_absent()};
+  return {"t0", "T0 exact", counts.not_exact == 0 ? TierStatus::pass : TierStatus::fail,
           cat(counts.not_exact, " element(s) not bitwise equal")};
 }
 
 TierResult bound_tier(const Counts& counts) {
-  return {counts.mismatched() == 0 ? TierStatus::pass : TierStatus::fail, cat(counts.mismatched(), " mismatched")};
+  return {"t1", "T1 bound", counts.mismatched() == 0 ? TierStatus::pass : TierStatus::fail,
+          cat(counts.mismatched(), " mismatched")};
 }
 
 TierResult statistics_tier(const CompareOptions& options, const Statistics& stats) {
-  if (!options.statistics_tier) return {TierStatus::not_applicable, "off"};
+  const char* key = "t2";
+  const char* title = "T2 statistics";
+  if (!options.statistics_tier) return {key, title, TierStatus::not_applicable, "off"};
   if (stats.n < kStatsMinElements)
-    return {TierStatus::not_applicable, cat("n=", stats.n, " < ", kStatsMinElements, " finite elements")};
+    return {key, title, TierStatus::not_applicable, cat("n=", stats.n, " < ", kStatsMinElements, " finite elements")};
   const double limit = stats.bias_limit();
   const bool ok = std::fabs(stats.bias) <= limit && std::fabs(stats.bias_toward_zero) <= limit && stats.rms <= kRmsLimit;
-  return {ok ? TierStatus::pass : TierStatus::fail,
+  return {key, title, ok ? TierStatus::pass : TierStatus::fail,
           cat("bias=", fixed(stats.bias, 3), " toward0=", fixed(stats.bias_toward_zero, 3), " rms=",
               fixed(stats.rms, 3).substr(1), " n=", stats.n, "; limits |bias|<=", fixed(limit, 3).substr(1),
               " rms<=", kRmsLimit)};
@@ -275,9 +284,7 @@ Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand&
   attribute_guard_cells(e, c);
   keep_worst(std::move(worst), c);
   finish_statistics(sums, row_sq, c.stats);
-  c.t0 = exact_tier(e, options, c.counts);
-  c.t1 = bound_tier(c.counts);
-  c.t2 = statistics_tier(options, c.stats);
+  c.tiers = {exact_tier(e, options, c.counts), bound_tier(c.counts), statistics_tier(options, c.stats)};
   if (!c.passed()) c.hints = find_hints(e, c);
   return c;
 }

@@ -76,12 +76,14 @@ void write_root(const h5::File& f, const Expectation& e, const Comparison& c, co
   h5::write_int_attribute(f, "unwritten", c.counts.unwritten);
   h5::write_int_attribute(f, "guard", c.counts.guard);
   h5::write_int_attribute(f, "not_exact", c.counts.not_exact);
-  h5::write_string_attribute(f, "t0", name(c.t0.status));
-  h5::write_string_attribute(f, "t1", name(c.t1.status));
-  h5::write_string_attribute(f, "t2", name(c.t2.status));
-  h5::write_string_attribute(f, "t0_detail", c.t0.detail);
-  h5::write_string_attribute(f, "t1_detail", c.t1.detail);
-  h5::write_string_attribute(f, "t2_detail", c.t2.detail);
+  std::string keys;  // "t0,t1,t2": which tiers the file holds, each as <key> and <key>_detail
+  for (const TierResult& t : c.tiers) {
+    h5::write_string_attribute(f, t.key, name(t.status));
+    h5::write_string_attribute(f, t.key + "_detail", t.detail);
+    h5::write_string_attribute(f, t.key + "_title", t.title);
+    keys += (keys.empty() ? "" : ",") + t.key;
+  }
+  h5::write_string_attribute(f, "tiers", keys);
   h5::write_int_attribute(f, "stats_n", c.stats.n);
   h5::write_double_attribute(f, "stats_bias", c.stats.bias);
   h5::write_double_attribute(f, "stats_bias_toward_zero", c.stats.bias_toward_zero);
@@ -270,8 +272,10 @@ std::uint64_t error_map_size_bound(const Expectation& e, const Comparison& c, co
   std::uint64_t slices = 0;
   for (const TileInfo& t : e.grid.tiles) slices += t.slices.size();
   bytes += slices * 7 * 4 + c.guard.written.size() * 3 * 4 + (kHistogramBins + 1) * 4 + c.worst.size() * 2 * 4;
+  std::uint64_t tier_text_bytes = 0;
+  for (const TierResult& t : c.tiers) tier_text_bytes += t.key.size() * 3 + t.title.size() + t.detail.size() + 16;
   std::uint64_t text = ReportOptions{}.max_chars + 200 + e.info.provenance.size() + e.info.case_id.size() +
-                       c.t0.detail.size() + c.t1.detail.size() + c.t2.detail.size();
+                       tier_text_bytes;
   for (const Hint& h : c.hints) text += h.text.size() + 40;
   return bytes + text + 64 * 1024;  // the superblock, object headers, ~60 attributes, empty indexes
 }

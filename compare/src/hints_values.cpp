@@ -32,7 +32,7 @@ void nonfinite(const Expectation& e, const Comparison& c, const std::vector<Elem
 }
 
 void tiers(const Comparison& c, std::vector<Hint>& out) {
-  if (c.t2.status == TierStatus::fail) {
+  if (c.tier("t2").status == TierStatus::fail) {
     if (std::fabs(c.stats.bias_toward_zero) > c.stats.bias_limit())
       out.push_back({HintKind::rounding_bias,
                      cat("errors lean ", c.stats.bias_toward_zero < 0 ? "toward" : "away from", " zero by ",
@@ -48,7 +48,7 @@ void tiers(const Comparison& c, std::vector<Hint>& out) {
                          ") -> more rounding than the contract models: fp16 partial sums where it promises fp32, "
                          "or a lower-precision accumulation")});
   }
-  if (c.t0.status == TierStatus::fail && c.t1.status == TierStatus::pass)
+  if (c.tier("t0").status == TierStatus::fail && c.tier("t1").status == TierStatus::pass)
     out.push_back({HintKind::not_exact,
                    cat(c.counts.not_exact, " element(s) of an exact case differ while all are within the bound -> "
                        "last-bit rounding: the epilogue's rounding mode or tie-breaking, or a lost low bit")});

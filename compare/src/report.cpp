@@ -30,10 +30,10 @@ std::string bits(half_bits h) { return format("0x%04x (%.6g)", h, half_to_double
 std::string ulp_text(std::int32_t ulp) { return ulp == kNotComparable ? "n/a" : format("%+d", ulp); }
 std::string allowance_text(std::int32_t a) { return a == kUnbounded ? "any" : format("%d", a); }
 
-std::string tier(const char* name, const TierResult& t) {
+std::string tier(const TierResult& t) {
   std::string status = tc::name(t.status);  // pass and fail in capitals, to stand out in the line
   if (t.status != TierStatus::not_applicable) std::transform(status.begin(), status.end(), status.begin(), ::toupper);
-  return format("%s %s (%s)", name, status.c_str(), t.detail.c_str());
+  return format("%s %s (%s)", t.title.c_str(), status.c_str(), t.detail.c_str());
 }
 
 std::string interval(const Admissible& a, half_bits expected) {
@@ -148,7 +148,8 @@ std::string report(const Expectation& e, const Comparison& c, const ReportOption
                       e.max_slices, e.numerics.min_k_slice)
              : std::string(" | Marlin's striped schedule\n");
   }
-  s += tier("T0 exact", c.t0) + " | " + tier("T1 bound", c.t1) + " | " + tier("T2 statistics", c.t2) + "\n";
+  for (std::size_t t = 0; t < c.tiers.size(); ++t) s += (t ? " | " : "") + tier(c.tiers[t]);
+  s += "\n";
   if (!options.error_map.empty()) s += "error map: " + options.error_map + "\n";
   if (!c.worst.empty()) {
     s += (c.passed() ? "closest to the bound " : "worst element ") +

@@ -184,8 +184,8 @@ class ErrorMap:
         lines = [a["header"], self.label + f" | M={self.M} N={self.N} K={self.K}"
                  f" group={a['group_size']} | {self.grid[0]} x {self.grid[1]} tiles of"
                  f" {a['tile_m']} x {a['tile_n']} (k-tiles of {a['tile_k']})"]
-        for t in ("t0", "t1", "t2"):
-            lines.append(f"{t.upper()} {a[t]}: {a[t + '_detail']}")
+        for t in str(a.get("tiers", "t0,t1,t2")).split(","):  # the tiers the file holds, in order
+            lines.append(f"{a.get(t + '_title', t.upper())} {a[t]}: {a[t + '_detail']}")
         lines += [f"hint: {h}" for h in self.hints] or ["hints: none"]
         return "\n".join(lines)
 

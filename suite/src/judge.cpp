@@ -38,10 +38,10 @@ Judgement judge(Expectation e, const Cell& cell, const std::string& family, cons
   o.status = c.passed() && out.workspace.empty() ? CellStatus::pass : CellStatus::fail;
   o.message = out.workspace.empty() ? header_line(c.counts) : cat(out.workspace, "; ", header_line(c.counts));
   // Every element within its bound, yet a tier failed (T0 bitwise, T2 statistics): say which.
-  for (const auto& [tier, result] : {std::pair{"T0 exact", &c.t0}, std::pair{"T2 statistics", &c.t2}})
-    if (result->status == TierStatus::fail) o.message += cat("; ", tier, " FAIL: ", result->detail);
+  for (const TierResult& t : c.tiers)
+    if (t.status == TierStatus::fail && t.key != "t1") o.message += cat("; ", t.title, " FAIL: ", t.detail);
   o.counts = c.counts;
-  o.tiers = cat("t0=", name(c.t0.status), " t1=", name(c.t1.status), " t2=", name(c.t2.status));
+  o.tiers = tier_statuses(c);
   for (const Hint& h : c.hints) o.hints.emplace_back(name(h.kind));
   return j;
 }

@@ -47,8 +47,10 @@ nlohmann::json to_json(const CellRounds& c) {
   nlohmann::json first = nullptr;
   if (c.first_failure) {
     const FirstFailure& f = *c.first_failure;
+    nlohmann::json tiers = nlohmann::json::object();  // as in the run's results file: {"t0": "n/a", ...}
+    for (const auto& [key, status] : f.tiers) tiers[key] = status;
     first = {{"round", to_json(f.round)}, {"status", name(f.status)}, {"message", f.message},
-             {"tiers", f.tiers},          {"workspace", f.workspace}, {"error_map", f.error_map}};
+             {"tiers", tiers},           {"workspace", f.workspace}, {"error_map", f.error_map}};
   }
   return {{"cell", c.cell.name()},
           {"case", c.cell.case_id},
@@ -100,6 +102,8 @@ void print_perturbation(std::ostream& out, const PerturbRun& run, const PerturbH
     out << "  " << c.cell.name() << ": " << c.rounds_failed << " of " << c.rounds_run << " rounds failed ("
         << failed_by_text(c) << ")\n";
     const FirstFailure& f = *c.first_failure;
+    nlohmann::json tiers = nlohmann::json::object();  // as in the run's results file: {"t0": "n/a", ...}
+    for (const auto& [key, status] : f.tiers) tiers[key] = status;
     // A fault's or hang's message starts with its verdict already ("FAULT: ..."); a judged one does not.
     const std::string verdict = name(f.status);
     const bool named = f.message.rfind(verdict, 0) == 0;

@@ -13,6 +13,22 @@ namespace {
 
 constexpr int kRunJsonVersion = 2;  // 2: header, "complete", "not run" cells, "workspace"
 
+nlohmann::json tiers_json(const TierStatuses& t) {
+  nlohmann::json out = nlohmann::json::object();
+  for (const auto& [key, status] : t) out[key] = status;
+  return out;
+}
+
+// An object {"t0": "pass", ...}; a results file written before the object held "t0=pass ...".
+TierStatuses tiers_from_json(const nlohmann::json& cell) {
+  const auto it = cell.find("tiers");
+  if (it == cell.end() || it->is_null()) return {};
+  if (it->is_string()) return parse_tier_line(it->get<std::string>());
+  TierStatuses out;
+  for (const auto& [key, status] : it->items()) out.emplace_back(key, status.get<std::string>());
+  return out;
+}
+
 nlohmann::json to_json(const CellOutcome& o) {
   return {{"cell", o.cell.name()},
           {"case", o.cell.case_id},
@@ -26,7 +42,7 @@ nlohmann::json to_json(const CellOutcome& o) {
           {"worst_utilization", o.worst_utilization},
           {"seconds", o.seconds},
           {"message", o.message},
-          {"tiers", o.tiers},
+          {"tiers", tiers_json(o.tiers)},
           {"numerics", o.numerics},
           {"hints", o.hints},
           {"workspace", o.workspace},
@@ -62,7 +78,7 @@ CellOutcome from_json(const nlohmann::json& j) {
   o.worst_utilization = field<double>(j, "worst_utilization", 0);
   o.seconds = field<double>(j, "seconds", 0);
   o.message = field<std::string>(j, "message", "");
-  o.tiers = field<std::string>(j, "tiers", "");
+  o.tiers = tiers_from_json(j);
   o.numerics = field<std::string>(j, "numerics", "");
   o.hints = field<std::vector<std::string>>(j, "hints", {});
   o.workspace = field<std::string>(j, "workspace", "");

@@ -149,7 +149,7 @@ class Upstream(unittest.TestCase):
         cells = [cell("a_m2n16k4g8_marlin_upstream_2f6d7c1_u07_sms7", "m2n16k4g8", "FAIL", workspace="lock 0 left at 3"),
                  cell("b_m4n16k4gcol_marlin_upstream_2f6d7c1_u07_sms1", "m4n16k4gcol", "HANG"),
                  cell("c_m1n16k4g8_marlin_upstream_2f6d7c1_u07_sms3", "m1n16k4g8", "FAIL", bound=12,
-                      tiers="t0=fail t1=fail", hints=["multi_slice"]),
+                      tiers={"t0": "fail", "t1": "fail"}, hints=["multi_slice"]),
                  cell("d_m1n16k4g8_marlin_upstream_2f6d7c1_u07_sms3", "m1n16k4g8", "pass"),
                  cell("e_m1n16k4g8_fp32_upstream_2f6d7c1_u07_sms3", "m1n16k4g8", "n/a")]
         library = self.target.mutants["u07"]

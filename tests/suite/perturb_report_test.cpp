@@ -21,7 +21,7 @@ CellOutcome outcome(CellStatus status, const std::string& message) {
   CellOutcome o;
   o.status = status;
   o.message = message;
-  if (status == CellStatus::fail || status == CellStatus::pass) o.tiers = "t0=n/a t1=fail t2=pass";
+  if (status == CellStatus::fail || status == CellStatus::pass) o.tiers = {{"t0", "n/a"}, {"t1", "fail"}, {"t2", "pass"}};
   return o;
 }
 
@@ -52,7 +52,7 @@ TEST(RecordRound, CountsRunsAndFailuresAndKeepsTheFirstFailure) {
   EXPECT_EQ(t.first_failure->round.index, 1) << "the first failing round, not a later one";
   EXPECT_EQ(t.first_failure->status, CellStatus::fail);
   EXPECT_EQ(t.first_failure->message, kFail);
-  EXPECT_EQ(t.first_failure->tiers, "t0=n/a t1=fail t2=pass");
+  EXPECT_EQ(tier_line(t.first_failure->tiers), "t0=n/a t1=fail t2=pass");
   EXPECT_EQ(cell_verdict(t), "failed");
 }
 

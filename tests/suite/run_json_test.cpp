@@ -26,7 +26,7 @@ CellOutcome failing() {
   o.worst_utilization = 2.5;
   o.message = "workspace: lock 0 (workspace byte 0) left at 1; Mismatched 2 / 2048";
   o.counts = {2048, 1, 0, 0, 1, 3};
-  o.tiers = "t0=n/a t1=fail t2=pass";
+  o.tiers = {{"t0", "n/a"}, {"t1", "fail"}, {"t2", "pass"}};
   o.hints = {"row_predication"};
   o.workspace = "workspace: lock 0 (workspace byte 0) left at 1";
   o.error_map = "maps/x.errmap.h5";
@@ -75,6 +75,20 @@ TEST(RunJson, EveryFieldRoundTripsAndNotRunCellsStayWithoutAVerdict) {
   std::ifstream in(dir.file("run.json"));
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("\"not run\": 1"), std::string::npos) << text;
+  EXPECT_NE(text.find("\"tiers\": {"), std::string::npos) << "tiers are an object: " << text;
+}
+
+// Results files written before the tiers became an object held them as one line; --resume reads both.
+TEST(RunJson, TiersOfAnOlderFileAreReadFromTheirLine) {
+  TempDir dir;
+  { std::ofstream(dir.file("old.json")) << "{\"cells\": [{\"cell\": \"c_m1n8k8g8_marlin_upstream_sms1\", \"case\": \"c\", "
+                                          "\"config\": \"m1n8k8g8\", \"contract\": \"marlin\", \"variant\": \"upstream\", "
+                                          "\"sms\": 1, \"status\": \"FAIL\", \"tiers\": \"t0=n/a t1=fail t2=pass\"}]}"; }
+  const RunFile back = read_run_json(dir.file("old.json"));
+  ASSERT_EQ(back.outcomes.size(), 1u);
+  EXPECT_EQ(tier_line(back.outcomes[0].tiers), "t0=n/a t1=fail t2=pass");
+  EXPECT_EQ(tier_status(back.outcomes[0].tiers, "t1"), "fail");
+  EXPECT_THROW(parse_tier_line("t0"), Error);
 }
 
 TEST(RunJson, AFileThatIsNotARunsResultsIsRefusedNamingIt) {

@@ -35,7 +35,7 @@ TEST(JudgeCell, TheReferencesOwnOutputPasses) {
   EXPECT_EQ(o.worst_ulp, 0);
   EXPECT_EQ(o.counts.mismatched(), 0);
   EXPECT_EQ(o.message.rfind("Mismatched 0 / 2176", 0), 0u) << o.message;
-  EXPECT_EQ(o.tiers.rfind("t0=n/a t1=pass", 0), 0u) << o.tiers;
+  EXPECT_EQ(tier_line(o.tiers).rfind("t0=n/a t1=pass", 0), 0u) << tier_line(o.tiers);
   EXPECT_TRUE(o.error_map.empty());
   EXPECT_TRUE(std::filesystem::is_empty(maps.path())) << "a passing cell writes no error map";
 }
@@ -51,7 +51,7 @@ TEST(JudgeCell, AZeroedTileFailsAndWritesItsErrorMap) {
   EXPECT_GT(o.counts.bound, 0);
   EXPECT_GT(o.worst_ulp, 0);
   EXPECT_EQ(o.message.rfind("Mismatched ", 0), 0u) << o.message;
-  EXPECT_NE(o.tiers.find("t1=fail"), std::string::npos) << o.tiers;
+  EXPECT_EQ(tier_status(o.tiers, "t1"), "fail") << tier_line(o.tiers);
   EXPECT_EQ(o.error_map, maps.file("errmaps") + "/" + cell.name() + ".errmap.h5");
   EXPECT_TRUE(std::filesystem::exists(o.error_map));
 
@@ -124,7 +124,7 @@ TEST(JudgeCell, ADeclaredEpilogueSetsTheExpectedOutput) {
   const KernelNumerics vllm{{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale}, ScheduleKind::model, 64};
   const Cell cell = cell_of(f, 3);
   const CellOutcome declared = judge_cell(f, cell, vllm, {rounded_first, GuardBand{}, kClean}, "");
-  EXPECT_EQ(declared.status, CellStatus::pass) << declared.message << " " << declared.tiers;
+  EXPECT_EQ(declared.status, CellStatus::pass) << declared.message << " " << tier_line(declared.tiers);
   EXPECT_EQ(declared.worst_ulp, 0);
   EXPECT_EQ(declared.numerics, "fp32 accumulator, fp32 partials, round-then-scale; schedule model");
   const CellOutcome by_contract = judge_cell(f, cell, contract_default(cell.contract), {rounded_first, GuardBand{}, kClean}, "");
@@ -137,12 +137,12 @@ TEST(JudgeCell, ADeclaredEpilogueSetsTheExpectedOutput) {
 TEST(JudgeCell, DeclaredNumericsDecideWhetherTheExactTierApplies) {
   const Fixture f = load_case(default_golden_paths(), "exact_m16_n256_k256_gcol_fp32");
   const Cell cell = cell_of(f, 3);
-  EXPECT_EQ(judge_cell(f, cell, contract_default(cell.contract), {f.ref.expected, GuardBand{}, kClean}, "").tiers.rfind("t0=pass", 0), 0u);
+  EXPECT_EQ(judge_cell(f, cell, contract_default(cell.contract), {f.ref.expected, GuardBand{}, kClean}, "").tiers.front().second, "pass");
   const KernelNumerics fp16_partials{{Accumulator::fp32, Partials::fp16, Epilogue::scale_then_round},
                                      ScheduleKind::model, 16};
   const CellOutcome o = judge_cell(f, cell, fp16_partials, {f.ref.expected, GuardBand{}, kClean}, "");
   EXPECT_EQ(o.status, CellStatus::pass) << o.message;
-  EXPECT_EQ(o.tiers.rfind("t0=n/a t1=pass", 0), 0u) << o.tiers;
+  EXPECT_EQ(tier_line(o.tiers).rfind("t0=n/a t1=pass", 0), 0u) << tier_line(o.tiers);
   const KernelNumerics fp16_acc{{Accumulator::fp16, Partials::fp32, Epilogue::scale_then_round}, ScheduleKind::model, 16};
   const CellOutcome refused = judge_cell(f, cell, fp16_acc, {f.ref.expected, GuardBand{}, kClean}, "");
   EXPECT_EQ(refused.status, CellStatus::error) << "judged an fp16 accumulator";

@@ -15,6 +15,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "tilecheck/compare/expectation.h"
@@ -57,7 +58,12 @@ struct Statistics {
 
 enum class TierStatus { pass, fail, not_applicable };
 const char* name(TierStatus s);  // "pass", "fail", "n/a"
+// One tier's result. The tiers are data: compare() returns them as a list (T0 exact, T1 bound,
+// T2 statistics, in that order), and the report, the error map, the judge's message and the run's
+// JSON all print that list, so a new tier is added in compare.cpp (and docs/compare.md) alone.
 struct TierResult {
+  std::string key;    // "t0": the JSON's and the error map's name
+  std::string title;  // "T0 exact": the report's
   TierStatus status = TierStatus::not_applicable;
   std::string detail;  // one line: why
 };
@@ -87,11 +93,12 @@ struct Comparison {
   std::array<long long, kHistogramBins> histogram{};
   long long not_comparable = 0;
   Statistics stats;
-  TierResult t0, t1, t2;
+  std::vector<TierResult> tiers;          // T0, T1, T2 (above)
   std::vector<TileSummary> tiles;         // the Expectation's tile grid, row-major
   std::vector<std::pair<int, int>> worst; // up to 16 (row, col), worst first (verdict, utilization)
   std::vector<Hint> hints;
   bool passed() const;                    // no applicable tier failed
+  const TierResult& tier(std::string_view key) const;  // throws naming an unknown key
 };
 
 Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand& guard = {},

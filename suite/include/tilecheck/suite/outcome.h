@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tilecheck/compare/compare.h"
@@ -20,6 +21,14 @@ enum class CellStatus { pass, fail, fault, hang, not_applicable, error, not_run 
 const char* name(CellStatus s);
 CellStatus parse_cell_status(const std::string& text);  // the inverse of name(); throws naming the text
 
+// A judged cell's tiers, in the comparator's order: (key, status), e.g. {"t0", "n/a"}, {"t1", "fail"}
+// (tc::Comparison::tiers). The results file holds them as an object {"t0": "n/a", "t1": "fail", ...}.
+using TierStatuses = std::vector<std::pair<std::string, std::string>>;
+TierStatuses tier_statuses(const Comparison& c);
+std::string tier_line(const TierStatuses& t);               // "t0=n/a t1=fail t2=pass"
+TierStatuses parse_tier_line(const std::string& line);      // its inverse (results files of before)
+std::string tier_status(const TierStatuses& t, const std::string& key);  // "" when absent
+
 struct CellOutcome {
   Cell cell;
   std::string family;            // case_family() of the cell's case
@@ -28,7 +37,7 @@ struct CellOutcome {
   double worst_utilization = 0;  // largest share of its bound any element used
   std::string message;           // header line, or the fault / error text
   Counts counts;                 // per verdict (judged cells)
-  std::string tiers;             // "t0=pass t1=fail t2=n/a" (judged cells)
+  TierStatuses tiers;            // judged cells
   std::vector<std::string> hints;  // hint kinds the comparator found (tc::name(HintKind))
   std::string workspace;         // what the workspace check found after the launch ("" clean)
   std::string error_map;         // written for failing cells when an error-map directory is set

@@ -37,7 +37,7 @@ struct FirstFailure {
   PerturbRound round;
   CellStatus status = CellStatus::fail;
   std::string message;    // the outcome's message: the report's header line, or the fault's text
-  std::string tiers;      // "t0=n/a t1=fail ..." (judged rounds)
+  TierStatuses tiers;     // judged rounds
   std::string workspace;  // what the workspace check found ("" clean)
   std::string error_map;  // written when PerturbOptions::error_maps is set
 };
