@@ -185,22 +185,16 @@ def parse_description(text: str, path: str) -> Description:
             if d.sha256:
                 raise MutantError(f"{at}: a second 'upstream' line")
             d.upstream_path, d.commit, d.sha256 = words[1], words[2], words[4]
-        elif words[0] == "mutant":
+        elif words[0] in ("mutant", "fix"):  # an entry: mutant uNN <slug> or fix fNN <slug>
+            kind, prefix = words[0], "u" if words[0] == "mutant" else "f"
+            entries, entry_type = (d.mutants, Mutant) if kind == "mutant" else (d.fixes, Fix)
             if not d.sha256:
-                raise MutantError(f"{at}: a mutant before the 'upstream' line that identifies the file")
-            if len(words) != 3 or not re.fullmatch(r"u\d{2}", words[1]) or not re.fullmatch(r"[a-z0-9-]+", words[2]):
-                raise MutantError(f"{at}: expected 'mutant uNN <slug of a-z, 0-9, ->'")
-            if words[1] in d.mutants:
-                raise MutantError(f"{at}: mutant {words[1]} is described twice")
-            current = d.mutants[words[1]] = Mutant(words[1], words[2], at)
-        elif words[0] == "fix":
-            if not d.sha256:
-                raise MutantError(f"{at}: a fix before the 'upstream' line that identifies the file")
-            if len(words) != 3 or not re.fullmatch(r"f\d{2}", words[1]) or not re.fullmatch(r"[a-z0-9-]+", words[2]):
-                raise MutantError(f"{at}: expected 'fix fNN <slug of a-z, 0-9, ->'")
-            if words[1] in d.fixes:
-                raise MutantError(f"{at}: fix {words[1]} is described twice")
-            current = d.fixes[words[1]] = Fix(words[1], words[2], at)
+                raise MutantError(f"{at}: a {kind} before the 'upstream' line that identifies the file")
+            if len(words) != 3 or not re.fullmatch(prefix + r"\d{2}", words[1]) or not re.fullmatch(r"[a-z0-9-]+", words[2]):
+                raise MutantError(f"{at}: expected '{kind} {prefix}NN <slug of a-z, 0-9, ->'")
+            if words[1] in entries:
+                raise MutantError(f"{at}: {kind} {words[1]} is described twice")
+            current = entries[words[1]] = entry_type(words[1], words[2], at)
         elif current is None:
             raise MutantError(f"{at}: '{words[0]}' outside a mutant entry")
         elif EDIT.match(line):
