@@ -2,36 +2,21 @@
 """The mutation kill matrix: every mutant kernel (kernel/src/variants.h) against the suite's
 detectors, and the clean kernel against the same detectors, in one run on a GPU machine.
 
-    scripts/mutation-matrix.py --build build/gpu [--mutants 1,2,...] [--jobs 4] [--schedule unknown]
-                               [--detectors matrix,...] [--sanitizers always|needed] [--out docs/results/mutation.md]
-    scripts/mutation-matrix.py --upstream --build build/gpu [--mutants u01,u02,...] [...]
+    scripts/mutation-matrix.py [--upstream] --build build/gpu [--mutants 1,2 | u01,u02] [--jobs 4] [--out FILE]
 
 Build the mutants first: cmake --preset gpu -DTC_MUTANT_LIST="1;2;...;15" && cmake --build --preset gpu;
 the determinism detector needs the large fixtures: tilecheck golden regenerate --all (or its cases).
-Detectors, per kernel library:
-  matrix       tilecheck run --committed over a subset of the matrix (--filter): per cell the
-               comparator's verdicts: bound (T1), exact (T0 on exact cases), nonfinite,
-               unwritten (poison survived), guard (a write outside C), workspace (a lock left
-               non-zero), fault, hang, error (e.g. the host API refusing a workspace a previous
-               launch left dirty); --schedule passes
-               `tilecheck run --schedule model|unknown` on, so that the kill matrix can be judged
-               with the bounds for an unknown schedule (docs/numerics.md)
+Detectors, per kernel library (the table's columns: docs/results/mutation.md):
+  matrix       tilecheck run --committed over a subset of the matrix (--filter; --schedule passed on)
   determinism  kernel_gpu_tests --gtest_filter=Cases/Determinism.* (20 repeats bitwise equal)
   racecheck    tests/sanitizer/run_sanitizer.py --tool racecheck over the reduced matrix
   memcheck     the same with --tool memcheck
-A mutant is caught when any detector raises an alarm; the clean kernel must raise none. The report
-also says whether the comparator's hints named the mutant's cause and its tiles (MUTANTS) and the
-time each mutant took. Exit status 0 only if every mutant is caught and the clean kernel is clean.
+A mutant is caught when any detector raises an alarm; the clean kernel must raise none. The table also
+says whether the hints named each mutant's cause and tiles (MUTANTS). Exit status 0 only if every
+mutant is caught and the clean kernel is clean.
 
---upstream judges the mutants of upstream IST-DASLab Marlin instead (plugins/ist-marlin/mutants.txt,
-built with -DTC_IST_MARLIN_SRC=<checkout> -DTC_IST_MARLIN_MUTANTS=all as libtc_ist_marlin_uNN.so),
-with the clean adapter libtc_ist_marlin.so as the control and the same detectors, adapted to what
-upstream is (docs/mutation-upstream.md): the matrix leaves out m1n8k8g8, which the compiler breaks
-(docs/case-study-ist-marlin-fault.md); determinism adds the Marlin-contract cases; the sanitizers run
-one process per configuration, accept n/a cells, leave out that configuration (racecheck also
-m1n16k4g8, whose real race fails a cell under the tool) and add upstream's two triaged real races to
-the allow-list (plugins/ist-marlin/mutants-allowlist.txt), so that an alarm is what the mutant adds.
-The expected hints and alarms come from the description file; the table also lists the failing cells.
+--upstream judges upstream IST-DASLab Marlin's mutants (plugins/ist-marlin/mutants.txt) the same way,
+with the clean adapter as the control; how the detectors adapt to upstream: docs/mutation-upstream.md.
 """
 import argparse
 import concurrent.futures
@@ -351,8 +336,7 @@ def main() -> int:
     parser.add_argument("--description", default=kit.DEFAULT_DESCRIPTION, help="with --upstream: the mutant descriptions")
     parser.add_argument("--mutants", default="", help="comma-separated numbers (--upstream: ids such as u01 or 1); "
                                                       "default: every mutant")
-    parser.add_argument("--filter", default="", help="tilecheck run --filter for the matrix detector "
-                                                     "(default: the mode's, DEFAULT_FILTER or UPSTREAM_FILTER)")
+    parser.add_argument("--filter", default="", help="the matrix detector's tilecheck run --filter (default: the mode's)")
     parser.add_argument("--timeout", type=float, default=240, help="seconds per detector run")
     parser.add_argument("--jobs", type=int, default=1, help="kernels evaluated at once (each detector is its own process)")
     parser.add_argument("--schedule", default="", choices=["", "model", "unknown"],
