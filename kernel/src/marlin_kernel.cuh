@@ -8,7 +8,8 @@
 // the last block (tilecheck/reference/scale_permutation.h).
 //
 // Sections: 1 dequantization  2 kernel arguments  3 the kernel: slice setup, pipeline, main loop,
-// block reduction, global reduction, write-out. Compile-time variants and mutants: variants.h; the
+// block reduction (thread_block_reduce), global reduction (take_lock, the fp32 partials,
+// release_lock), write-out. The accumulator registers are walked by for_each_accumulator. Compile-time variants and mutants: variants.h; the
 // delay variants' seam (nothing in other builds): delays.cuh.
 #pragma once
 #include <cstddef>
@@ -93,8 +94,8 @@ constexpr bool kAccDump = TC_ACC_DUMP;
 // with a message naming the lock, so a lost lock ends the launch instead of hanging the process.
 // Release builds spin without a bound, as upstream Marlin does: on the H200 (CUDA 13.0) the
 // bounded loop's code made slices that follow a non-last slice in the same block compute wrong
-// results (docs/results/gpu-2026-11-30.md, run 4; root cause not yet found), so it stays a
-// debug-only aid and ctest's TIMEOUT bounds a hang in release.
+// results (root cause not yet found; docs/kernel-speed-diagnosis.md keeps the history), so it stays
+// a debug-only aid and ctest's TIMEOUT bounds a hang in release.
 #ifndef TC_SPIN_BOUND
 #define TC_SPIN_BOUND 0
 #endif
@@ -112,6 +113,20 @@ __device__ inline void static_for_impl(F& f, std::integer_sequence<int, I...>) {
 template <int N, typename F>
 __device__ inline void static_for(F&& f) {
   static_for_impl(f, std::make_integer_sequence<int, N>{});
+}
+
+// f(mb, tile, b, i) for every accumulator register of a thread (acc[mb][tile][b][i]), i in steps of
+// STEP (2: the pairs of adjacent columns one row holds); unrolled, so that acc stays in registers.
+template <int M_BLOCKS, int STEP = 1, typename F>
+__device__ __forceinline__ void for_each_accumulator(F&& f) {
+#pragma unroll
+  for (int mb = 0; mb < M_BLOCKS; ++mb)
+#pragma unroll
+    for (int tile = 0; tile < 4; ++tile)
+#pragma unroll
+      for (int b = 0; b < 2; ++b)
+#pragma unroll
+        for (int i = 0; i < 4; i += STEP) f(mb, tile, b, i);
 }
 
 __device__ inline void wait_for_turn(const int* lock, int slice_idx, int column) {
@@ -155,11 +170,10 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   constexpr int kStages = L.stages;
   constexpr int kScaleSlot = L.scale_slot / 16;
   constexpr int kGroupTiles = GROUP_BLOCKS > K_BLOCKS ? GROUP_BLOCKS / K_BLOCKS : 1;
-  // The main loop unrolled over the stages with one or two m-blocks: grouped m1 5-8 % faster on the
-  // large layers (runs 34-37); per column m1 1-2 % and m2 on 4096² 1.6 % faster once the register
-  // cap was explicit (runs 51-52; before it, 0.6-1.8 % slower: runs 32, 41). m3 and m4 unrolled
-  // (no spill either) were 1-7 % slower grouped (run 53). (A stage then refills with k-tiles of
-  // one place in their group: kStages % kGroupTiles == 0.)
+  // The main loop unrolled over the stages with one or two m-blocks, where it is faster (grouped m1
+  // 5-8 % on the large layers, per column m1 and m2 1-2 % with the explicit register cap); m3 and m4
+  // unrolled were slower (docs/kernel-speed-diagnosis.md). A stage then refills with k-tiles of one
+  // place in their group: kStages % kGroupTiles == 0.
   constexpr bool kUnrollStages = M_BLOCKS <= 2 && kStages % kGroupTiles == 0;
   // The copies of one stage: thread tid takes 16-byte chunks tid, tid + 256, ... of A's and B's
   // stage, so the trip counts are constants and a thread's chunks keep their column (A) or their
@@ -215,9 +229,8 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   // Thread indices. Divided as int, tid / 8 and tid % 8 carry sign fix-ups (the compiler does not
   // know tid >= 0). The slice setup, the reductions and the epilogue split `utid` instead (unsigned:
   // shifts and masks; 20 % fewer PTX instructions in the per-column m1 kernel, paid on every
-  // slice's critical path: 2-5 % faster on 4096², runs 44-46). The main loop keeps int indices (its
-  // PTX unchanged) except where it is unrolled (m1, m2): there tid's range, assumed, wins 1-3 %
-  // (run 43).
+  // slice's critical path: 2-5 % faster on 4096²). The main loop keeps int indices (its PTX
+  // unchanged) except where it is unrolled (m1, m2): there tid's range, assumed, wins 1-3 %.
   const int tid = threadIdx.x;
   if constexpr (kUnrollStages) __builtin_assume(tid >= 0 && tid < kThreads);
   const int lane = tid % 32, warp = tid / 32;
@@ -389,14 +402,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       if (kPerColumn && kFetchOrder == FetchOrder::hoisted && last && s == 0) fetch_column_scales();
       cp_async_commit();
     }
-#pragma unroll
-    for (int mb = 0; mb < M_BLOCKS; ++mb)
-#pragma unroll
-      for (int tile = 0; tile < 4; ++tile)
-#pragma unroll
-        for (int b = 0; b < 2; ++b)
-#pragma unroll
-          for (int i = 0; i < 4; ++i) acc[mb][tile][b][i] = 0.0f;
+    for_each_accumulator<M_BLOCKS>([&](int mb, int tile, int b, int i) { acc[mb][tile][b][i] = 0.0f; });
     wait_stage(std::integral_constant<int, kStages - 1>{});  // stage 0 has landed
     load_fragments(0, 0, 0, 0);
     [[maybe_unused]] const bool dumping = kAccDump && args.dump != nullptr && column == args.dump_column;
@@ -418,12 +424,10 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       if constexpr (kAccDump) {  // this warp row's sums so far, in tile coordinates
         if (dumping) {
           float* d = args.dump + ((k_begin + it) * kWarpRows + warp_row) * tile_elems;
-          for (int mb = 0; mb < M_BLOCKS; ++mb)
-            for (int tile = 0; tile < 4; ++tile)
-              for (int b = 0; b < 2; ++b)
-                for (int i = 0; i < 4; ++i)
-                  d[(mb * 16 + mma::accumulator_row(lane, i)) * kTileCols + warp_col * mma::kWarpTileCols +
-                    tile * 16 + b * 8 + mma::accumulator_col(lane, i)] = acc[mb][tile][b][i];
+          for_each_accumulator<M_BLOCKS>([&](int mb, int tile, int b, int i) {
+            d[(mb * 16 + mma::accumulator_row(lane, i)) * kTileCols + warp_col * mma::kWarpTileCols + tile * 16 +
+              b * 8 + mma::accumulator_col(lane, i)] = acc[mb][tile][b][i];
+          });
         }
       }
     };
@@ -445,37 +449,36 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     cp_async_wait<0>();  // only empty groups remain
 
     // ---- block reduction: warp rows add their accumulators into the fp32 tile, in order ----
+    const auto thread_block_reduce = [&] {
+      const int ulane = int(utid % 32);  // lane, known to the compiler as non-negative
+      for (int r = 0; r < kWarpRows; ++r) {
+        if (warp_row == r) {
+          for_each_accumulator<M_BLOCKS, 2>([&](int mb, int tile, int b, int i) {  // i, i + 1: adjacent columns
+            const int row = mb * 16 + mma::accumulator_row(ulane, i);
+            const int c8 = warp_col * (mma::kWarpTileCols / 8) + tile * 2 + b;
+            const int col = mma::accumulator_col(ulane, i);  // 0 .. 7 within the chunk
+            float2* dst = reinterpret_cast<float2*>(tile_chunk(row, c8) + (col / 4) * kHalfPlane + col % 4);
+            const float2 v = make_float2(acc[mb][tile][b][i], acc[mb][tile][b][i + 1]);
+            if (r == 0) {
+              *dst = v;
+            } else {
+              const float2 old = *dst;
+              *dst = make_float2(old.x + v.x, old.y + v.y);
+            }
+          });
+        }
+        __syncthreads();
+      }
+    };
+    // The seed issue's question is the order of these two: the last block's per-column scale copy
+    // issued before thread_block_reduce (upstream: its latency hides behind the reduction), after it
+    // (swapped), or with the pipeline's first stage (hoisted); variants.h, docs/case-study-cp-async.md.
     const bool fetch_scales_here = kPerColumn && last && kFetchOrder != FetchOrder::hoisted;
     if (fetch_scales_here && kFetchOrder == FetchOrder::upstream) {
-      fetch_column_scales();  // issued first so its latency hides behind the reduction
+      fetch_column_scales();
       cp_async_commit();
     }
-    const int ulane = int(utid % 32);  // lane, known to the compiler as non-negative
-    for (int r = 0; r < kWarpRows; ++r) {
-      if (warp_row == r) {
-#pragma unroll
-        for (int mb = 0; mb < M_BLOCKS; ++mb)
-#pragma unroll
-          for (int tile = 0; tile < 4; ++tile)
-#pragma unroll
-            for (int b = 0; b < 2; ++b)
-#pragma unroll
-              for (int h = 0; h < 2; ++h) {  // registers 2h, 2h + 1: adjacent columns of one row
-                const int row = mb * 16 + mma::accumulator_row(ulane, 2 * h);
-                const int c8 = warp_col * (mma::kWarpTileCols / 8) + tile * 2 + b;
-                const int col = mma::accumulator_col(ulane, 2 * h);  // 0 .. 7 within the chunk
-                float2* dst = reinterpret_cast<float2*>(tile_chunk(row, c8) + (col / 4) * kHalfPlane + col % 4);
-                const float2 v = make_float2(acc[mb][tile][b][2 * h], acc[mb][tile][b][2 * h + 1]);
-                if (r == 0) {
-                  *dst = v;
-                } else {
-                  const float2 old = *dst;
-                  *dst = make_float2(old.x + v.x, old.y + v.y);
-                }
-              }
-      }
-      __syncthreads();
-    }
+    thread_block_reduce();
     if (fetch_scales_here && kFetchOrder == FetchOrder::swapped) {
       fetch_column_scales();
       cp_async_commit();
@@ -493,13 +496,14 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     const bool reduce = slice_count > 1;
     const bool fp32_partials = args.contract == TC_CONTRACT_FP32;
     int* const lock = args.locks + column;
-    if (reduce && slice_idx > 0) {
+    const auto take_lock = [&] {
       if (!mutant(kMutNoLock) && tid == 0) wait_for_turn(lock, slice_idx, column);
       __syncthreads();
       delays.at(DelaySite::lock_acquire);
-    }
-    // fp32: the running sum of the block before us in the order (block + 1) comes from its slot of
-    // partials, ours goes to our slot. One pass: every load issued first, each sum stored straight
+    };
+    if (reduce && slice_idx > 0) take_lock();
+    // ---- global reduction, fp32 partials: the running sum of the block before us in the order
+    // (block + 1) comes from its slot of partials, ours goes to our slot. One pass: every load issued first, each sum stored straight
     // from registers (into the tile only where it is read from there: the write-out, the dump).
     const auto partials_slot = [&](unsigned block) { return reinterpret_cast<float4*>(args.partials) + block * kP4 + utid; };
     const auto store_partial = [&](int i, float4 v) {
@@ -530,8 +534,10 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       if (last) __syncthreads();  // the write-out reads the sums in another order
     }
 
-    // ---- one pass over this thread's 8-column chunks of the tile: marlin's running sum in C
-    // (fp16) added, then handed on (not last) or the epilogue applied and C written (last) ----
+    // ---- write-out: one pass over this thread's 8-column chunks of the tile: marlin's running sum
+    // in C (fp16) added, then handed on (not last) or the epilogue applied and C written (last).
+    // (Inline, not a lambda like the phases around it: as a lambda, it and the fp32 block above
+    // compile to different machine code, which only a GPU A/B could clear.) ----
     const bool marlin_sum = reduce && !fp32_partials && slice_idx > 0;
     if (last || (reduce && !fp32_partials)) {
       const int c8 = int(utid % kC8);
@@ -604,7 +610,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         for (int i = tid; i < tile_elems; i += kThreads) d[i] = *tile_at(i / kTileCols, i % kTileCols);
       }
     }
-    if (reduce) {
+    const auto release_lock = [&] {
       __syncthreads();  // every store of the running sum is issued before the lock moves
       delays.at(DelaySite::lock_release);
       if (tid == 0) {
@@ -614,7 +620,8 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
           release_add(lock);
         }
       }
-    }
+    };
+    if (reduce) release_lock();
     // fp32: the slot we read is read by no one else this launch (each block writes its slot once, in
     // its first slice): cleared after the hand-over, off the chain's critical path, so the workspace
     // is left zeroed (the plugin ABI) without the next block in the order waiting for these stores.
