@@ -91,14 +91,14 @@ unsigned usable_units(const F64Matrix& d) {
   return mask;
 }
 
-// The set of units that explains the column under one offset, or 0.
-unsigned solve(const ColumnData& col, const F64Matrix& d) {
+// The set of units that explains the column under one offset, or 0; `mask`: its usable units.
+unsigned solve(const ColumnData& col, const F64Matrix& d, unsigned mask) {
   const Eigen::Index rows = d.rows();
   std::vector<Eigen::Index> usable;
   for (Eigen::Index x = 0; x < d.cols(); ++x)
-    if (usable_units(d) >> x & 1u) usable.push_back(x);
+    if (mask >> x & 1u) usable.push_back(x);
   if (usable.empty()) return 0;
-  if (explains(col, d, usable_units(d))) return usable_units(d);  // the simplest: every unit
+  if (explains(col, d, mask)) return mask;  // the simplest: every unit
   if (rows >= static_cast<Eigen::Index>(usable.size()) + 2) {
     F64Matrix m(rows, usable.size());
     Eigen::VectorXd eps(rows);
@@ -166,8 +166,9 @@ void group_boundary(const Expectation& e, const Comparison& c, const std::vector
     ColumnData col;
     if (!column_data(e, c, tile, j, unit, col)) continue;
     for (size_t o = 0; o < std::size(kOffsets); ++o) {
-      if (const unsigned set = solve(col, col.d[o])) {
-        explained[kOffsets[o]].push_back({tile, j, set, usable_units(col.d[o])});
+      const unsigned mask = usable_units(col.d[o]);
+      if (const unsigned set = solve(col, col.d[o], mask)) {
+        explained[kOffsets[o]].push_back({tile, j, set, mask});
         break;
       }
     }

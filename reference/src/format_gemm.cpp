@@ -45,6 +45,7 @@ ReferenceOutput format_reference_gemm(const HalfMatrix& A, const FormatWeights& 
   require(A.cols() == w.K(), "A has ", A.cols(), " columns, expected K=", w.K());
   const int M = static_cast<int>(A.rows()), N = w.N(), K = w.K();
   const bool per_column = is_per_column(w.group);
+  const bool scale_first = per_column && epilogue == Epilogue::scale_then_round;  // needs the sum of p * s
   ReferenceOutput out{F64Matrix(M, N), F64Matrix(M, N), HalfMatrix(M, N)};
   const F64Matrix a = [&] {
     F64Matrix m(M, K);
@@ -63,7 +64,7 @@ ReferenceOutput format_reference_gemm(const HalfMatrix& A, const FormatWeights& 
         const double p = a(i, k) * column[k];  // exact: at most 11 + 11 significant bits, in range
         y.add(p);
         magnitude.add(std::fabs(p));
-        if (per_column) scaled.add(p * s);  // exact: at most 33 significant bits
+        if (scale_first) scaled.add(p * s);  // exact: at most 33 significant bits
       }
       const double y_odd = y.round_to_odd();
       out.y_exact(i, j) = y_odd;
