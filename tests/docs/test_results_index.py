@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""docs/results/README.md indexes every page and folder of docs/results (one line each), and every
+"""docs/results/README.md indexes every page and folder of docs/results (one line each) and every page\ninside a folder, and every
 link in it resolves: a run's evidence is findable from one place."""
 import os
 import re
@@ -19,6 +19,11 @@ class ResultsIndex(unittest.TestCase):
         for entry in sorted(os.listdir(RESULTS)):
             if entry != "README.md":
                 self.assertIn(entry, linked, f"docs/results/{entry} is not in docs/results/README.md")
+            folder = os.path.join(RESULTS, entry)
+            if os.path.isdir(folder):  # a page inside a folder (other than its README) is named too
+                for page in sorted(os.listdir(folder)):
+                    if page.endswith(".md") and page != "README.md":
+                        self.assertIn(f"{entry}/{page}", linked, f"docs/results/{entry}/{page} is not in the index")
 
 
 if __name__ == "__main__":
