@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""docs/results/README.md indexes every page and folder of docs/results (one line each) and every page\ninside a folder, and every
-link in it resolves: a run's evidence is findable from one place."""
+"""docs/results/README.md indexes every page and folder of docs/results (one line each) and every page
+inside a folder, and every link in it resolves: a run's evidence is findable from one place."""
 import os
 import re
 import unittest
