@@ -37,8 +37,9 @@ class NoiseDevice {
     TC_CHECK_CUDA(cudaMalloc(&buffer_, kBufferBytes));
     TC_CHECK_CUDA(cudaMemset(buffer_, 0, kBufferBytes));
     TC_CHECK_CUDA(cudaDeviceGetAttribute(&multiprocessors_, cudaDevAttrMultiProcessorCount, device));
-    TC_CHECK_CUDA(cudaDeviceGetAttribute(&max_smem_, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
-    TC_CHECK_CUDA(allow_noise_smem(max_smem_));
+    int optin = 0;
+    TC_CHECK_CUDA(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+    TC_CHECK_CUDA(allow_noise_smem(optin, &max_smem_));
     TC_CHECK_CUDA(cudaDeviceSynchronize());
   }
   void* stream(StreamPriority p) const { return p == StreamPriority::high ? high_ : low_; }

@@ -64,8 +64,12 @@ __global__ void noise_kernel(NoiseArgs a) {
 
 }  // namespace
 
-cudaError_t allow_noise_smem(int bytes) {
-  return cudaFuncSetAttribute(noise_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+cudaError_t allow_noise_smem(int optin_bytes, int* dynamic_bytes) {
+  cudaFuncAttributes attributes{};
+  cudaError_t e = cudaFuncGetAttributes(&attributes, noise_kernel);
+  if (e != cudaSuccess) return e;
+  *dynamic_bytes = optin_bytes - static_cast<int>(attributes.sharedSizeBytes);  // the block's start time
+  return cudaFuncSetAttribute(noise_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, *dynamic_bytes);
 }
 
 cudaError_t launch_noise(const NoiseArgs& args, int blocks, int threads, cudaStream_t stream) {

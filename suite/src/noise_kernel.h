@@ -20,8 +20,9 @@ struct NoiseArgs {
   long long limit_ns;  // every block ends by epoch + limit_ns at the latest, also one that starts late
 };
 
-// Lets the noise ask for up to `bytes` of dynamic shared memory per block.
-cudaError_t allow_noise_smem(int bytes);
+// Raises the noise kernel's dynamic shared memory to what a block may opt in to (optin_bytes) less
+// the kernel's own static shared memory; *dynamic_bytes gets that limit.
+cudaError_t allow_noise_smem(int optin_bytes, int* dynamic_bytes);
 cudaError_t launch_noise(const NoiseArgs& args, int blocks, int threads, cudaStream_t stream);
 
 }  // namespace tc
