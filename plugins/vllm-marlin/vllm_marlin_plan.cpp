@@ -238,11 +238,17 @@ PlanResult plan_problem(const tc_problem& p, bool fp32_reduce, const DeviceLimit
     if (forced) {
       const Instance* i = find_instance(thread_m_blocks, m8, p.config.n_blocks, p.config.k_blocks, group_blocks);
       if (i == nullptr)
+        // One reason per kind of launch, without M or the configuration (the cell's name has them), so that
+        // a run lists it once.
         return fail(TC_ERR_UNSUPPORTED,
-                    format("vLLM's Marlin builds no %s-row kernel with a %dx%d tile (m_blocks %d, group_blocks %d): "
-                           "M=%d leaves a launch of %d rows under config %s",
-                           m8 ? "8" : "16*m_blocks", 16 * p.config.n_blocks, 16 * p.config.k_blocks, thread_m_blocks,
-                           group_blocks, p.M, rows, name(p.config).c_str()));
+                    m8 ? format("vLLM's Marlin builds no 8-row kernel with a %dx%d tile: a launch of at most 8 rows "
+                                "(M <= 8, or the tail M leaves past whole launches) has none under this forced tile",
+                                16 * p.config.n_blocks, 16 * p.config.k_blocks)
+                       : format("vLLM's Marlin builds no %d-block (%d-row) kernel with a %dx%d tile: a launch of at most "
+                                "%d rows (M <= %d, or the tail M leaves past whole launches) has none under this forced "
+                                "tile",
+                                thread_m_blocks, 16 * thread_m_blocks, 16 * p.config.n_blocks, 16 * p.config.k_blocks,
+                                16 * thread_m_blocks, 16 * thread_m_blocks));
       t = {16 * i->k_blocks, 16 * i->n_blocks, i->threads};
     } else {
       t = determine_exec_config(thread_m_blocks, m8, p.N, p.K, p.group, group_blocks, d.max_shared_mem, built);

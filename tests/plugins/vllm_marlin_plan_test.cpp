@@ -170,10 +170,18 @@ TEST(VllmMarlinForced, RunsTheTileOnEveryLaunchWithMBlocksAsTheLargest) {
 
 TEST(VllmMarlinForced, RefusesWhatVllmDoesNotBuild) {
   // The 256x64 tile has no 8-row kernel: a tail of 8 rows cannot run on it.
-  EXPECT_TRUE(RefusedWith(problem(40, 4096, 4096, 128, {2, 16, 4, 8}), TC_ERR_UNSUPPORTED, "M=40 leaves a launch of 8 rows"));
+  EXPECT_TRUE(RefusedWith(problem(40, 4096, 4096, 128, {2, 16, 4, 8}), TC_ERR_UNSUPPORTED, "builds no 8-row kernel with a 256x64 tile"));
   EXPECT_TRUE(RefusedWith(problem(64, 4096, 4096, 128, {1, 16, 4, 8}), TC_ERR_UNSUPPORTED, "m1n16k4g8"));
   EXPECT_TRUE(RefusedWith(problem(64, 4096, 4096, 128, {2, 8, 8, 8}), TC_ERR_UNSUPPORTED, "m_blocks 1 only"));
   EXPECT_TRUE(RefusedWith(problem(64, 4096, 4096, 128, {1, 16, 8, 8}), TC_ERR_UNSUPPORTED, "no 256x128 tile"));
+}
+
+TEST(VllmMarlinForced, GivesOneReasonPerKindOfMissingKernel) {
+  // A run lists each n/a reason once: the message names the missing kernel, not M, the group or the config.
+  const auto message = [](const tc_problem& p) { return plan_problem(p, true, kH200, all_built).message; };
+  EXPECT_EQ(message(problem(16, 4096, 4096, 128, {2, 16, 4, 8})), message(problem(80, 4096, 4096, -1, {4, 16, 4, -1})));
+  EXPECT_EQ(message(problem(1, 4096, 4096, 32, {3, 16, 4, 2})), message(problem(40, 4096, 4096, 128, {2, 16, 4, 8})));
+  EXPECT_NE(message(problem(16, 4096, 4096, 128, {2, 16, 4, 8})), message(problem(1, 4096, 4096, 128, {2, 16, 4, 8})));
 }
 
 TEST(VllmMarlinForced, RefusesAConfigThatDoesNotFitTheProblem) {
