@@ -21,7 +21,7 @@
 namespace tc {
 
 struct PerturbOptions {
-  int rounds = 8;                        // per cell
+  int rounds = 64;                       // per cell
   std::uint64_t seed = 1;                // the plan's (plan_rounds)
   double noise_limit_ms = 10;            // the most a round's noise runs
   double time_budget = 0;                // seconds after which no round is launched; 0: none
