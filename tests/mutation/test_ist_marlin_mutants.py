@@ -322,12 +322,46 @@ class RepositoryDescription(unittest.TestCase):
         sys.dont_write_bytecode = True
         from sanitizer_allowlist import load_allowlist
         entries = load_allowlist(os.path.join(ROOT, "plugins", "ist-marlin", "mutants-allowlist.txt"))
-        self.assertEqual([e.tools for e in entries], [("racecheck",), ("racecheck",)])
-        self.assertTrue(all(e.source is not None and e.source.hazard.pattern == "WAR" for e in entries))
+        self.assertEqual([e.tools for e in entries], [("racecheck",)] * 4)
+        self.assertEqual([(e.source.hazard.pattern, e.source.memcpy_async) for e in entries],
+                         [("WAR|RAW", False), ("WAR|RAW", False), ("RAW", True), ("RAW", True)])
 
 
 class RealUpstream(unittest.TestCase):
     """Every mutant and fix applies to upstream's own file: only where TC_IST_MARLIN_SRC names it."""
+
+    def upstream_dir(self) -> str:
+        where = os.environ.get("TC_IST_MARLIN_SRC", "")
+        if not where or not os.path.isfile(kit.upstream_file(where)):
+            print("skipped: TC_IST_MARLIN_SRC does not name upstream's checkout (CI has none)")
+            self.skipTest("TC_IST_MARLIN_SRC does not name upstream's checkout")
+        return os.path.dirname(kit.upstream_file(where))
+
+    def test_the_baseline_allows_every_form_of_h1_and_h3_and_nothing_else(self):
+        # The racecheck records of unmodified upstream at 2f6d7c1 on the H200 that the tier does not allow
+        # (docs/results/sound-runs-2026-12-01/racecheck-ist-marlin-run3.txt): (hazard, memcpy_async, accesses).
+        sys.path.insert(0, os.path.join(ROOT, "tests", "sanitizer"))
+        sys.dont_write_bytecode = True
+        from sanitizer_allowlist import SourceCache, load_allowlist
+        from sanitizer_report import Access, RecordKey
+        f = "marlin_cuda_kernel.cu"
+        write_out, a_copy, b_copy = Access("Read", "Marlin::lambda5::operator", f, 613), Access(
+            "Write", "cp_async4_pred", f, 62), Access("Write", "cp_async4_stream", f, 77)
+        scale_read = Access("Read", "]::operator", f, 431)
+        h1_h3 = [("WAR", False, (write_out, a_copy)), ("RAW", True, (a_copy, write_out)), ("WAR", False, (scale_read, b_copy)),
+                 ("RAW", False, (a_copy, write_out)), ("WAR", False, (write_out, b_copy)), ("RAW", True, (b_copy, scale_read))]
+        # Not upstream's races: a B-fragment read racing a stage copy (what a broken wait or barrier gives).
+        others = [("RAW", True, (b_copy, Access("Read", "ldsm4", f, 112))), ("WAW", False, (a_copy, write_out))]
+        entries = load_allowlist(os.path.join(ROOT, "plugins", "ist-marlin", "mutants-allowlist.txt"))
+        sources = SourceCache([self.upstream_dir()])
+
+        def allowed(record) -> bool:
+            key = RecordKey(record[0], record[1], "", record[2])
+            return any(e.source.match(key, sources)[0] for e in entries)
+        for record in h1_h3:
+            self.assertTrue(allowed(record), record)
+        for record in others:
+            self.assertFalse(allowed(record), record)
 
     def test_every_mutant_applies(self):
         where = os.environ.get("TC_IST_MARLIN_SRC", "")

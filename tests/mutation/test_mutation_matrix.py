@@ -220,7 +220,7 @@ class Upstream(unittest.TestCase):
         from sanitizer_allowlist import load_allowlist
         mm.merge_allowlists([mm.TIER_ALLOWLIST, mm.UPSTREAM_BASELINE], self.target.allowlist)
         entries = load_allowlist(self.target.allowlist)
-        self.assertEqual(len(entries), len(load_allowlist(mm.TIER_ALLOWLIST)) + 2)
+        self.assertEqual(len(entries), len(load_allowlist(mm.TIER_ALLOWLIST)) + 4)
 
     def test_the_command_line_without_a_gpu(self):
         script = os.path.join(HERE, "..", "..", "scripts", "mutation-matrix.py")
