@@ -56,7 +56,8 @@ class NoiseDevice {
     if (blocks == 0) return cudaSuccess;
     const int smem = std::min(r.noise_smem_kib * 1024, max_smem_);
     const NoiseArgs args{control_words_, static_cast<unsigned*>(buffer_), kBufferBytes / sizeof(unsigned),
-                         static_cast<unsigned>(smem) / 4u, r.seed, static_cast<long long>(r.noise_limit_ms * 1e6)};
+                         static_cast<unsigned>(smem) / 4u, r.seed, r.noise_crowd_warp,
+                         static_cast<long long>(r.noise_limit_ms * 1e6)};
     return launch_noise(args, blocks, r.noise_threads, noise_stream(r.priority));
   }
   // Noise first: until every block has started, or kStartWaitMs (blocks that do not fit wait for

@@ -17,6 +17,7 @@ struct NoiseArgs {
   unsigned long long buffer_words;
   unsigned smem_words;  // dynamic shared memory per block, in 4-byte words
   unsigned seed;
+  int crowd_warp;  // -1: memory noise; 0-3: only warps w with w % 4 == crowd_warp run, issue-bound
   long long limit_ns;  // every block ends by epoch + limit_ns at the latest, also one that starts late
 };
 

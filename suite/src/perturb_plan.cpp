@@ -36,16 +36,19 @@ const char* name(StreamPriority p) { return p == StreamPriority::high ? "high" :
 bool operator==(const PerturbRound& a, const PerturbRound& b) {
   return a.index == b.index && a.noise_sm_percent == b.noise_sm_percent &&
          a.noise_blocks_per_sm == b.noise_blocks_per_sm && a.noise_threads == b.noise_threads &&
-         a.noise_smem_kib == b.noise_smem_kib && a.order == b.order && a.priority == b.priority && a.seed == b.seed &&
+         a.noise_smem_kib == b.noise_smem_kib && a.noise_crowd_warp == b.noise_crowd_warp && a.order == b.order && a.priority == b.priority && a.seed == b.seed &&
          a.noise_limit_ms == b.noise_limit_ms;
 }
 
 std::string describe(const PerturbRound& r) {
   char seed[16];
   std::snprintf(seed, sizeof seed, "0x%08x", static_cast<unsigned>(r.seed));
+  const std::string what = r.noise_crowd_warp < 0
+                               ? cat(r.noise_smem_kib, " KiB shared each")
+                               : cat("crowding warp scheduler ", r.noise_crowd_warp);
   return cat("round ", r.index, ": noise on ", r.noise_sm_percent, " % of SMs x ", r.noise_blocks_per_sm, " block",
-             r.noise_blocks_per_sm == 1 ? "" : "s", " of ", r.noise_threads, " threads, ", r.noise_smem_kib,
-             " KiB shared each, ", name(r.order), ", kernel stream ", name(r.priority), " priority, seed ", seed);
+             r.noise_blocks_per_sm == 1 ? "" : "s", " of ", r.noise_threads, " threads, ", what, ", ", name(r.order),
+             ", kernel stream ", name(r.priority), " priority, seed ", seed);
 }
 
 int noise_blocks(const PerturbRound& r, int multiprocessors) {
@@ -63,6 +66,8 @@ void check_round(const PerturbRound& r) {
           r.index, ": noise_threads=", r.noise_threads, " (expected a multiple of 32 from 32 to 1024)");
   require(r.noise_smem_kib >= 0 && r.noise_smem_kib <= 227, "perturbation round ", r.index, ": noise_smem_kib=",
           r.noise_smem_kib, " (expected 0 to 227, the most one block may ask for)");
+  require(r.noise_crowd_warp >= -1 && r.noise_crowd_warp <= 3, "perturbation round ", r.index,
+          ": noise_crowd_warp=", r.noise_crowd_warp, " (expected -1, or a warp scheduler 0 to 3)");
   require(r.order == NoiseOrder::noise_first || r.order == NoiseOrder::kernel_first, "perturbation round ",
           r.index, ": order=", static_cast<int>(r.order), " (expected noise first 0 or kernel first 1)");
   require(r.priority == StreamPriority::high || r.priority == StreamPriority::low, "perturbation round ", r.index,
@@ -90,6 +95,12 @@ std::vector<PerturbRound> plan_rounds(std::uint64_t seed, const std::string& cel
     r.noise_threads = pick(NoiseChoices::threads, draw(2));
     r.noise_smem_kib = pick(NoiseChoices::smem_kib, draw(3));
     r.seed = static_cast<std::uint32_t>(draw(4) >> 32);
+    if (draw(5) >> 63) {  // half of the rounds crowd one warp scheduler instead
+      r.noise_blocks_per_sm = pick(NoiseChoices::crowd_blocks_per_sm, draw(6));
+      r.noise_threads = 128;
+      r.noise_smem_kib = 0;
+      r.noise_crowd_warp = static_cast<int>(draw(7) % 4);
+    }
     r.noise_limit_ms = noise_limit_ms;
     plan.push_back(r);
   }

@@ -34,6 +34,7 @@ nlohmann::json to_json(const PerturbRound& r) {
           {"noise_blocks_per_sm", r.noise_blocks_per_sm},
           {"noise_threads", r.noise_threads},
           {"noise_smem_kib", r.noise_smem_kib},
+          {"noise_crowd_warp", r.noise_crowd_warp},
           {"order", name(r.order)},
           {"kernel_priority", name(r.priority)},
           {"seed", r.seed},

@@ -31,6 +31,7 @@ void put_round(Message& m, const std::optional<PerturbRound>& r) {
   m.put<std::int32_t>(r->noise_blocks_per_sm);
   m.put<std::int32_t>(r->noise_threads);
   m.put<std::int32_t>(r->noise_smem_kib);
+  m.put<std::int32_t>(r->noise_crowd_warp);
   m.put<std::int32_t>(static_cast<std::int32_t>(r->order));
   m.put<std::int32_t>(static_cast<std::int32_t>(r->priority));
   m.put<std::uint32_t>(r->seed);
@@ -45,6 +46,7 @@ std::optional<PerturbRound> get_round(Message& m) {
   r.noise_blocks_per_sm = m.get<std::int32_t>();
   r.noise_threads = m.get<std::int32_t>();
   r.noise_smem_kib = m.get<std::int32_t>();
+  r.noise_crowd_warp = m.get<std::int32_t>();
   r.order = static_cast<NoiseOrder>(m.get<std::int32_t>());
   r.priority = static_cast<StreamPriority>(m.get<std::int32_t>());
   r.seed = m.get<std::uint32_t>();

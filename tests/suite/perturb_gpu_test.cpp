@@ -68,6 +68,21 @@ TEST(PerturbedLaunch, EachOrderAndPriorityLeavesACorrectOutputCorrectAndEndsWith
     }
 }
 
+TEST(PerturbedLaunch, NoiseThatCrowdsEachWarpSchedulerLeavesACorrectOutputCorrectAndEndsWithTheKernel) {
+  TC_REQUIRE_GPU();
+  for (int crowd = 0; crowd < 4; ++crowd) {
+    PerturbRound round = modest(crowd % 2 ? NoiseOrder::kernel_first : NoiseOrder::noise_first, StreamPriority::high);
+    round.noise_sm_percent = 100;
+    round.noise_blocks_per_sm = 8;
+    round.noise_threads = 128;
+    round.noise_smem_kib = 0;
+    round.noise_crowd_warp = crowd;
+    const Perturbed p = run_round(test_support::kernel_under_test(), round);
+    EXPECT_EQ(p.outcome.status, CellStatus::pass) << describe(round) << ": " << p.outcome.message;
+    EXPECT_LT(p.seconds, 0.5) << describe(round) << ": the noise should stop with the kernel, not at its 1 s limit";
+  }
+}
+
 TEST(PerturbedLaunch, NoiseThatFillsEverySmEndsByItsLimit) {
   TC_REQUIRE_GPU();
   PerturbRound round = modest(NoiseOrder::noise_first, StreamPriority::low);

@@ -61,23 +61,35 @@ TEST(PlanRounds, GoesThroughEveryOrderAndPriorityInEachFourRounds) {
 
 TEST(PlanRounds, DrawsTheNoiseFromItsChoicesAndNumbersTheRounds) {
   const auto plan = plan_rounds(123, kCell, 200, 2.5);
-  std::set<int> percents, smem;
+  std::set<int> percents, smem, crowded;
   std::set<std::uint32_t> seeds;
+  int memory_rounds = 0;
   for (std::size_t i = 0; i < plan.size(); ++i) {
     const PerturbRound& r = plan[i];
     EXPECT_EQ(r.index, static_cast<int>(i));
     EXPECT_TRUE(one_of(NoiseChoices::sm_percent, r.noise_sm_percent)) << describe(r);
-    EXPECT_TRUE(one_of(NoiseChoices::blocks_per_sm, r.noise_blocks_per_sm)) << describe(r);
-    EXPECT_TRUE(one_of(NoiseChoices::threads, r.noise_threads)) << describe(r);
-    EXPECT_TRUE(one_of(NoiseChoices::smem_kib, r.noise_smem_kib)) << describe(r);
+    if (r.noise_crowd_warp < 0) {  // memory noise
+      ++memory_rounds;
+      EXPECT_TRUE(one_of(NoiseChoices::blocks_per_sm, r.noise_blocks_per_sm)) << describe(r);
+      EXPECT_TRUE(one_of(NoiseChoices::threads, r.noise_threads)) << describe(r);
+      EXPECT_TRUE(one_of(NoiseChoices::smem_kib, r.noise_smem_kib)) << describe(r);
+      smem.insert(r.noise_smem_kib);
+    } else {  // a crowded scheduler: small blocks without shared memory, so that many fit beside the kernel
+      EXPECT_TRUE(one_of(NoiseChoices::crowd_blocks_per_sm, r.noise_blocks_per_sm)) << describe(r);
+      EXPECT_EQ(r.noise_threads, 128) << describe(r);
+      EXPECT_EQ(r.noise_smem_kib, 0) << describe(r);
+      crowded.insert(r.noise_crowd_warp);
+    }
     EXPECT_EQ(r.noise_limit_ms, 2.5);
     EXPECT_NO_THROW(check_round(r)) << describe(r);
     percents.insert(r.noise_sm_percent);
-    smem.insert(r.noise_smem_kib);
     seeds.insert(r.seed);
   }
   EXPECT_EQ(percents.size(), std::size(NoiseChoices::sm_percent)) << "200 rounds reach every share of SMs";
   EXPECT_EQ(smem.size(), std::size(NoiseChoices::smem_kib)) << "and every amount of shared memory";
+  EXPECT_EQ(crowded, (std::set<int>{0, 1, 2, 3})) << "and crowd each of the four warp schedulers";
+  EXPECT_GT(memory_rounds, 70) << "about half of the rounds are memory noise";
+  EXPECT_LT(memory_rounds, 130) << "and about half crowd a scheduler";
   EXPECT_GT(seeds.size(), 195u) << "each round its own seed";
 }
 
@@ -104,6 +116,9 @@ TEST(PerturbRound, DescribesItselfInWords) {
             "stream low priority, seed 0x1a2b3c4d");
   r.noise_blocks_per_sm = 1;
   EXPECT_NE(describe(r).find("x 1 block of 256 threads"), std::string::npos) << describe(r);
+  r.noise_crowd_warp = 2;
+  EXPECT_NE(describe(r).find("x 1 block of 256 threads, crowding warp scheduler 2, kernel first"), std::string::npos)
+      << describe(r);
 }
 
 TEST(PerturbRound, CheckNamesTheFieldOutOfRange) {
@@ -122,6 +137,8 @@ TEST(PerturbRound, CheckNamesTheFieldOutOfRange) {
             "perturbation round 2: noise_threads=100 (expected a multiple of 32 from 32 to 1024)");
   EXPECT_EQ(broken([](PerturbRound& r) { r.noise_smem_kib = 228; }),
             "perturbation round 2: noise_smem_kib=228 (expected 0 to 227, the most one block may ask for)");
+  EXPECT_EQ(broken([](PerturbRound& r) { r.noise_crowd_warp = 4; }),
+            "perturbation round 2: noise_crowd_warp=4 (expected -1, or a warp scheduler 0 to 3)");
   EXPECT_EQ(broken([](PerturbRound& r) { r.order = static_cast<NoiseOrder>(5); }),
             "perturbation round 2: order=5 (expected noise first 0 or kernel first 1)");
   EXPECT_EQ(broken([](PerturbRound& r) { r.priority = static_cast<StreamPriority>(-1); }),
@@ -159,13 +176,16 @@ TEST(PerturbRound, TravelsToAWorkerAndBack) {
   EXPECT_EQ(back.sms, 7);
   EXPECT_FALSE(back.perturb.has_value());
 
-  Launch perturbed = plain;
-  perturbed.perturb = plan_rounds(5, kCell, 3, 4)[2];
-  worker::Message m2 = worker::encode_launch(perturbed);
-  worker::Message read2(m2.bytes());
-  const Launch back2 = worker::decode_launch(read2);
-  ASSERT_TRUE(back2.perturb.has_value());
-  EXPECT_EQ(*back2.perturb, *perturbed.perturb) << describe(*back2.perturb);
+  for (int crowd : {-1, 3}) {
+    Launch perturbed = plain;
+    perturbed.perturb = plan_rounds(5, kCell, 3, 4)[2];
+    perturbed.perturb->noise_crowd_warp = crowd;
+    worker::Message m2 = worker::encode_launch(perturbed);
+    worker::Message read2(m2.bytes());
+    const Launch back2 = worker::decode_launch(read2);
+    ASSERT_TRUE(back2.perturb.has_value());
+    EXPECT_EQ(*back2.perturb, *perturbed.perturb) << describe(*back2.perturb);
+  }
 }
 
 TEST(PerturbRound, AWorkerRefusesARoundOutOfRange) {

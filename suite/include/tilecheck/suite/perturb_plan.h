@@ -20,12 +20,17 @@ const char* name(StreamPriority p);  // "high", "low"
 // `noise_blocks_per_sm`, of `noise_threads` threads and `noise_smem_kib` KiB of shared memory each,
 // spinning on shared and global memory with sleeps drawn from `seed` until the kernel has ended, and
 // never longer than `noise_limit_ms`. `seed` also seeds a delay variant's delays (docs/perturb.md).
+// With `noise_crowd_warp` 0-3 the noise crowds one warp scheduler instead: in each noise block only the
+// warps w with w % 4 == noise_crowd_warp run, an issue-bound loop without memory traffic or sleeps, so
+// the kernel's warps that share that scheduler of the SM fall behind the other warps of their block:
+// the lagging warp a race between warps needs (-1: the memory noise above).
 struct PerturbRound {
   int index = 0;  // 0, 1, ... within its cell
   int noise_sm_percent = 50;
   int noise_blocks_per_sm = 1;
   int noise_threads = 128;
   int noise_smem_kib = 0;
+  int noise_crowd_warp = -1;  // -1, or the warp scheduler (0-3) the noise crowds
   NoiseOrder order = NoiseOrder::noise_first;
   StreamPriority priority = StreamPriority::high;
   std::uint32_t seed = 0;
@@ -52,6 +57,9 @@ struct NoiseChoices {
   static constexpr int blocks_per_sm[] = {1, 2};
   static constexpr int threads[] = {128, 256, 512};
   static constexpr int smem_kib[] = {0, 16, 48, 96};
+  // Rounds that crowd a scheduler (every other round, drawn) take 128-thread blocks without shared
+  // memory, so that many fit beside the kernel: each holds one running warp.
+  static constexpr int crowd_blocks_per_sm[] = {4, 8};
 };
 
 // Rounds 0 .. rounds-1 of the cell named `cell`. Order and priority go through their four
