@@ -1,18 +1,18 @@
 # The two commands a new user needs (README): `make run` and `make test`.
 # Both bootstrap missing packages, configure and build with the CMake preset PRESET (default);
-# `make test` also builds the Python venv its notebook and h5py tests use.
+# `make test` also builds the Python venv its notebook, h5py and Python-package tests use.
 PRESET ?= default
 BUILD  := build/$(PRESET)
 export PATH := $(PATH):/usr/local/cuda/bin
 
 PREFIX ?= $(HOME)/.local
 
-.PHONY: run test build configure bootstrap venv clean install
+.PHONY: run test build configure bootstrap venv clean install python python-check
 
 run: build
 	$(BUILD)/cli/tilecheck run
 
-test: build venv
+test: venv build  # the venv first: the build finds nanobind there and builds the Python package
 	ctest --preset $(PRESET)
 
 build: configure
@@ -26,6 +26,12 @@ bootstrap:  # packages: enough to build and run
 
 venv:  # the Python venv the tests use (notebooks, h5py checks)
 	@scripts/bootstrap
+
+python: venv  # the Python package into .venv: pip install . with the venv's pinned build tools (docs/python.md)
+	.venv/bin/pip install -q --disable-pip-version-check --no-build-isolation --no-deps .
+
+python-check:  # pip install . from a clean clone into a fresh venv, then use it (slow: not in make test)
+	tests/python/pip_install_check.sh
 
 install: build  # tilecheck, its kernels, fixtures and CMake package under PREFIX (docs/install.md)
 	cmake --install $(BUILD) --prefix $(PREFIX)

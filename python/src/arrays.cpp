@@ -1,0 +1,34 @@
+#include "arrays.h"
+
+namespace tc::py {
+
+nb::capsule keep_alive(std::shared_ptr<const void> owner) {
+  return nb::capsule(new std::shared_ptr<const void>(std::move(owner)),
+                     [](void* p) noexcept { delete static_cast<std::shared_ptr<const void>*>(p); });
+}
+
+namespace {
+
+Array make_view(const void* data, Eigen::Index rows, Eigen::Index cols, const nb::capsule& owner,
+                nb::dlpack::dtype dtype) {
+  const std::size_t shape[2] = {static_cast<std::size_t>(rows), static_cast<std::size_t>(cols)};
+  return Array(const_cast<void*>(data), 2, shape, owner, nullptr, dtype);
+}
+
+}  // namespace
+
+template <typename T>
+Array view(const RowMatrix<T>& m, const nb::capsule& owner) {
+  return make_view(m.data(), m.rows(), m.cols(), owner, nb::dtype<T>());
+}
+
+Array view_half(const HalfMatrix& m, const nb::capsule& owner) {
+  const nb::dlpack::dtype float16{static_cast<std::uint8_t>(nb::dlpack::dtype_code::Float), 16, 1};
+  return make_view(m.data(), m.rows(), m.cols(), owner, float16);
+}
+
+template Array view(const RowMatrix<std::uint8_t>&, const nb::capsule&);
+template Array view(const RowMatrix<std::int32_t>&, const nb::capsule&);
+template Array view(const RowMatrix<double>&, const nb::capsule&);
+
+}  // namespace tc::py

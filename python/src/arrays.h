@@ -1,0 +1,38 @@
+// NumPy arrays <-> the libraries' row-major matrices. Outputs are views that keep their owner
+// alive (a fixture, a judgement): no copy. Inputs are copied (the comparator owns what it judges).
+// fp16 travels as numpy float16 out and as its raw bits (uint16) in: the Python layer views a
+// float16 array as uint16 before the call (tilecheck/_api.py).
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+
+#include "tilecheck/reference/matrix.h"
+
+namespace tc::py {
+
+namespace nb = nanobind;
+
+using Array = nb::ndarray<nb::numpy, nb::ro>;  // a read-only NumPy view
+template <typename T>
+using Input = nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+// A capsule that holds `owner` until the last view of it is gone.
+nb::capsule keep_alive(std::shared_ptr<const void> owner);
+
+// A read-only (rows, cols) view of `m`, which `owner` keeps alive. HalfMatrix reads as float16.
+template <typename T>
+Array view(const RowMatrix<T>& m, const nb::capsule& owner);
+Array view_half(const HalfMatrix& m, const nb::capsule& owner);
+
+// A copy of a C-contiguous 2-D array.
+template <typename T>
+RowMatrix<T> copy(const Input<T>& a) {
+  RowMatrix<T> m(static_cast<Eigen::Index>(a.shape(0)), static_cast<Eigen::Index>(a.shape(1)));
+  std::copy(a.data(), a.data() + a.size(), m.data());
+  return m;
+}
+
+}  // namespace tc::py

@@ -1,0 +1,100 @@
+# Type stubs of the package tilecheck (docs/python.md). Arrays are NumPy arrays, or torch tensors
+# where framework='torch' (or 'auto' with torch importable).
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import numpy as np
+
+ArrayLike = Any  # numpy.ndarray, torch.Tensor (any device), or an object with __dlpack__
+
+class Error(ValueError):
+    """A case or an output that cannot be judged (bad shape, unknown case, bad option)."""
+
+class Case:
+    """The C++ handle of a loaded or made case (CaseData.case)."""
+    id: str
+    source: str
+    M: int
+    N: int
+    K: int
+    group: int
+    contract: str
+    distribution: str
+    seed: int
+    tiles: List[str]
+    A: np.ndarray
+    codes: np.ndarray
+    scales: np.ndarray
+    B_marlin: np.ndarray
+    scales_marlin: np.ndarray
+    y_exact: np.ndarray
+    S: np.ndarray
+    expected: np.ndarray
+
+class Result:
+    """One judgement: what `tilecheck compare` prints, as data."""
+    @property
+    def passed(self) -> bool: ...
+    @property
+    def verdict(self) -> str: ...  # "pass" or "FAIL", as the run table prints it
+    @property
+    def message(self) -> str: ...  # the one-line summary the run's table shows
+    @property
+    def report(self) -> str: ...  # the CLI's report text
+    @property
+    def cell(self) -> str: ...  # "<case>_<config>_<contract>_python_sms<S>"
+    @property
+    def config(self) -> str: ...
+    @property
+    def numerics(self) -> str: ...
+    @property
+    def error_map_name(self) -> str: ...
+    @property
+    def tiers(self) -> List[Dict[str, str]]: ...  # [{key, title, status, detail}], T0, T1, T2
+    @property
+    def counts(self) -> Dict[str, int]: ...
+    @property
+    def worst(self) -> Optional[Dict[str, Any]]: ...  # row, col, verdict, values, tile, block, slices, ...
+    def element(self, row: int, col: int) -> Dict[str, Any]: ...
+    def maps(self) -> Dict[str, np.ndarray]: ...  # verdict, mark, ulp, allowance, got, expected (M, N)
+    def bounds(self) -> Dict[str, Any]: ...  # lo, hi (fp16), E, flags, numerics, config
+
+class Mismatch(AssertionError):
+    result: Result
+    def __init__(self, result: Result) -> None: ...
+
+class CaseData:
+    case: Case
+    id: str
+    M: int
+    N: int
+    K: int
+    group: int
+    contract: str
+    distribution: str
+    seed: int
+    tiles: List[str]
+    A: Any
+    codes: Any
+    scales: Any
+    B_marlin: Any
+    scales_marlin: Any
+    y_exact: Any
+    S: Any
+    expected: Any
+    def __init__(self, case: Case, framework: str = ..., device: Optional[str] = ...) -> None: ...
+    def bounds(self, *, config: Optional[str] = ..., sms: int = ..., contract: Optional[str] = ...,
+               schedule: Optional[str] = ...) -> Dict[str, Any]: ...
+
+CaseLike = Union[str, CaseData, Case]
+
+def catalogue(*, fixtures: Optional[str] = ...) -> List[Dict[str, Any]]: ...
+def cases(filter: Optional[str] = ..., *, generated: bool = ..., fixtures: Optional[str] = ...) -> List[str]: ...
+def load(case: str, *, framework: str = ..., device: Optional[str] = ..., fixtures: Optional[str] = ...) -> CaseData: ...
+def reference(A: ArrayLike, B_packed: ArrayLike, scales: ArrayLike, *, group: int, contract: str = ...,
+              permuted_scales: bool = ..., framework: str = ..., device: Optional[str] = ...) -> CaseData: ...
+def judge(C: ArrayLike, case: CaseLike, *, config: Optional[str] = ..., sms: int = ..., contract: Optional[str] = ...,
+          schedule: Optional[str] = ..., error_map: Optional[str] = ..., error_map_elements: str = ...,
+          max_chars: int = ...) -> Result: ...
+def assert_close(C: ArrayLike, case: CaseLike, **options: Any) -> Result: ...
+def set_error_map_dir(directory: Optional[str]) -> None: ...
+def set_fixtures(directory: Optional[str]) -> None: ...

@@ -1,0 +1,53 @@
+"""On a GPU machine: the example on CUDA tensors, judged straight from the device tensor, and the
+judging time of a 16 x 28,672 output (the issue's bar: at most 1.5x the CLI's for the same cell)."""
+import os
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+import tilecheck
+from dequant import dequant_matmul_torch
+
+torch = pytest.importorskip("torch", reason="torch is not installed: the GPU examples need it")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device (torch.cuda.is_available() is False): the GPU examples need one",
+                allow_module_level=True)
+
+
+@pytest.mark.tilecheck(filter=r"^[A-Za-z0-9_]*_m16_[A-Za-z0-9_]*$")
+def test_cuda_dequant_matmul_passes(tilecheck_case):
+    if not tilecheck_case.tiles:
+        pytest.skip("no kernel tile fits this shape")
+    c = tilecheck.load(tilecheck_case.id, framework="torch", device="cuda")
+    C = dequant_matmul_torch(c.A, c.codes, c.scales, c.group, c.contract)
+    assert C.is_cuda
+    tilecheck.assert_close(C, c)
+
+
+def test_judging_a_16x28672_cuda_tensor_against_the_cli(tmp_path):
+    cli = os.environ.get("TILECHECK_CLI")
+    if not cli:
+        pytest.skip("TILECHECK_CLI is not set: the comparison with the CLI needs its path")
+    h5py = pytest.importorskip("h5py")
+    case_id = "normal_m16_n28672_k8192_g128_marlin"
+    c = tilecheck.load(case_id, framework="torch", device="cuda")
+    C = dequant_matmul_torch(c.A, c.codes, c.scales, c.group, c.contract)
+    torch.cuda.synchronize()
+    started = time.perf_counter()
+    result = tilecheck.judge(C, case_id)
+    python_s = time.perf_counter() - started
+    assert result.passed, result.report
+    out = tmp_path / "C.h5"
+    with h5py.File(out, "w") as f:
+        f["C"] = C.cpu().numpy()
+    started = time.perf_counter()
+    cli_run = subprocess.run([cli, "compare", "--fixture", case_id, "--output", str(out)], capture_output=True,
+                             text=True, check=False)
+    cli_s = time.perf_counter() - started
+    assert cli_run.returncode == 0, cli_run.stdout + cli_run.stderr
+    assert cli_run.stdout == result.report
+    print(f"\njudging {case_id}: python {python_s:.3f} s (load excluded, judge from a CUDA tensor), "
+          f"cli {cli_s:.3f} s (the whole process: load + judge), ratio {python_s / cli_s:.2f}")
+    assert python_s <= 1.5 * cli_s
