@@ -54,7 +54,8 @@ MUTANTS: Dict[int, tuple] = {
     11: ("zero-point-7", "zero point 7 instead of 8", {"code_mapping", "wide_errors"}, {"whole_tiles"}),
     12: ("nibble-swap", "nibbles swapped in dequantization", {"whole_tiles"}, {"whole_tiles"}),
     13: ("round-toward-zero", "epilogue rounds toward zero", {"rounding_bias", "not_exact"}, set()),
-    14: ("fp16-partials", "fp16 partial sums under the fp32 contract", {"multi_slice", "not_exact", "low_precision"}, {"multi_slice"}),
+    14: ("fp16-partials", "fp16 partial sums under the fp32 contract", {"fp16_reduction", "multi_slice", "not_exact", "low_precision"},
+         {"fp16_reduction", "multi_slice"}),
     15: ("wrong-column-permutation", "per-column scales read with the grouped permutation", {"column_half", "scale_ratio"}, {"whole_tiles", "column_half"}),
 }
 DETECTORS = ["matrix", "determinism", "racecheck", "memcheck"]

@@ -26,6 +26,7 @@ std::string_view name(HintKind kind) {
     case HintKind::code_mapping: return "code_mapping";
     case HintKind::dropped_chunk: return "dropped_chunk";
     case HintKind::low_precision: return "low_precision";
+    case HintKind::fp16_reduction: return "fp16_reduction";
     case HintKind::block: return "block";
     case HintKind::whole_tiles: return "whole_tiles";
     case HintKind::unwritten: return "unwritten";
@@ -101,6 +102,7 @@ std::vector<Hint> find_hints(const Expectation& e, const Comparison& c) {
   const std::vector<hints::InputSample> samples = hints::input_samples(e, c, fails);
   if (!hints::code_mapping(e, samples, out) && !hints::dropped_chunk(e, samples, out))
     hints::low_precision(e, c, samples, out);
+  hints::fp16_reduction(e, c, out);
   if (out.size() == before) hints::whole_tiles(e, c, fails, out);
   hints::slices(e, c, out);
   hints::block(e, c, out);

@@ -14,10 +14,7 @@
 #include "tilecheck/reference/error.h"
 
 namespace tc::hints {
-namespace {
 
-// The 16-deep chunk sums of one element: cs[t] = sum_{k in [16t, 16t + 16)} a_ik * w^_kj, with w^
-// from a 16-entry table per scale group (one rounding per code and group, not per k).
 std::vector<double> chunk_sums(const Expectation& e, int i, int j) {
   const int K = e.shape().K, G = static_cast<int>(e.w.scales.rows());
   const int rows_per_group = is_per_column(e.w.group) ? K : e.w.group;
@@ -32,6 +29,14 @@ std::vector<double> chunk_sums(const Expectation& e, int i, int j) {
   }
   return cs;
 }
+
+double slice_sum(const std::vector<double>& cs, const Slice& s, int kb) {
+  double sum = 0;
+  for (int t = s.k_tile_begin * kb; t < s.k_tile_end * kb; ++t) sum += cs[t];
+  return sum;
+}
+
+namespace {
 
 // The kernel's accumulator as implied by got (per-column scales are applied after the sum).
 bool implied_accumulator(const Expectation& e, half_bits got, int j, double& acc, double& rounding) {
@@ -67,12 +72,6 @@ struct DropHypotheses {
         block0(slices0 + 2),
         total(block0 + 2 * e.schedule.sms) {}
 };
-
-double slice_sum(const std::vector<double>& cs, const Slice& s, int kb) {
-  double sum = 0;
-  for (int t = s.k_tile_begin * kb; t < s.k_tile_end * kb; ++t) sum += cs[t];
-  return sum;
-}
 
 // Calls test(hypothesis, the sum it says was dropped) for every hypothesis about an element of
 // `tile` with chunk sums cs.

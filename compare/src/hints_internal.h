@@ -57,6 +57,11 @@ struct InputSample {
   std::vector<double> chunks;
 };
 std::vector<InputSample> input_samples(const Expectation& e, const Comparison& c, const std::vector<Element>& fails);
+// The 16-deep chunk sums of one element: cs[t] = sum_{k in [16t, 16t + 16)} a_ik * w^_kj, with w^
+// from a 16-entry table per scale group (one rounding per code and group, not per k; per-column
+// scales are left out). slice_sum adds those of one slice's k-tiles (kb chunks a k-tile).
+std::vector<double> chunk_sums(const Expectation& e, int i, int j);
+double slice_sum(const std::vector<double>& cs, const Slice& s, int kb);
 // Returns true when a wrong code mapping explains the failures (hints_codes.cpp; then the two below
 // are skipped).
 bool code_mapping(const Expectation& e, const std::vector<InputSample>& samples, std::vector<Hint>& out);
@@ -64,6 +69,10 @@ bool code_mapping(const Expectation& e, const std::vector<InputSample>& samples,
 bool dropped_chunk(const Expectation& e, const std::vector<InputSample>& samples, std::vector<Hint>& out);
 void low_precision(const Expectation& e, const Comparison& c, const std::vector<InputSample>& samples,
                    std::vector<Hint>& out);
+
+// The cross-block reduction done in fp16 (hints_reduction.cpp), tested bit for bit on the elements
+// that differ in tiles reduced across blocks.
+void fp16_reduction(const Expectation& e, const Comparison& c, std::vector<Hint>& out);
 
 std::string number(double x, int digits);  // fixed-point, for the texts
 

@@ -104,7 +104,17 @@ HalfMatrix model_kernel(const Expectation& e, const Faults& f) {
           }
           return acc;
         };
+        const auto fp16_reduction = [&] {
+          double partial = 0;
+          for (size_t n = 0; n < t.slices.size(); ++n) {
+            double acc = slice_sum(n);
+            if (n > 0) acc = trunc32((f.fp16_reduction == 2 ? rn16(acc) : acc) + partial);
+            partial = n + 1 < t.slices.size() ? rn16(acc) : acc;
+          }
+          return partial;
+        };
         const double stored = f.writer_skips_partials ? slice_sum(t.slices.size() - 1)
+                              : f.fp16_reduction != 0 ? fp16_reduction()
                                                       : truncating_fp32::reduce_slices(t.slices.size(), e.contract, slice_sum);
         const int col = t.writer() == f.wrong_column_scale_of ? (j ^ 1) : j;
         const double scale = is_per_column(s.group) ? half_to_double(e.w.scales(0, col)) : 1.0;

@@ -40,6 +40,8 @@ struct Faults {
   bool epilogue_toward_zero = false;  // the final conversion to fp16 truncates
   int code_map = 0;  // codes dequantized as 1: q - 7 (zero point 7), 2: a signed int4 (no offset), 3: (q & 7) - 8
   int wrong_column_scale_of = -1;  // per-column: tiles this block writes use the scale of column j ^ 1
+  int fp16_reduction = 0;  // 1: partial sums stored in fp16 whatever the contract; 2: besides, each
+                           // block rounds its own sum to fp16 before adding the partial it reads
 };
 HalfMatrix model_kernel(const Expectation& e, const Faults& faults = {});
 

@@ -26,6 +26,7 @@ enum class HintKind {
   code_mapping,        // every code dequantized by a wrong mapping (zero point, signed nibble, top bit)
   dropped_chunk,       // got = y* minus one 16-deep k-chunk's sum
   low_precision,       // errors grow with the running sum like fp16 rounding: fp16 accumulation
+  fp16_reduction,      // got = the cross-block reduction with fp16 partials or fp16 adds, bit for bit
   block,               // every failing tile involves one thread block
   whole_tiles,         // failures fill whole tiles
   unwritten,           // the poison survived
