@@ -51,7 +51,7 @@ MUTANTS: Dict[int, tuple] = {
     8: ("no-lock-reset", "last block does not reset its lock", set(), set()),
     9: ("no-row-predicate", "rows past M written on the last partial M tile", {"row_predication"}, {"row_predication"}),
     10: ("group-off-by-one", "scale group index off by one", {"scale_ratio", "group_boundary"}, {"whole_tiles", "group_boundary"}),
-    11: ("zero-point-7", "zero point 7 instead of 8", {"code_mapping", "wide_errors"}, {"whole_tiles"}),
+    11: ("zero-point-7", "zero point 7 instead of 8", {"code_mapping", "wide_errors"}, {"code_mapping", "whole_tiles"}),
     12: ("nibble-swap", "nibbles swapped in dequantization", {"whole_tiles"}, {"whole_tiles"}),
     13: ("round-toward-zero", "epilogue rounds toward zero", {"rounding_bias", "not_exact"}, set()),
     14: ("fp16-partials", "fp16 partial sums under the fp32 contract", {"fp16_reduction", "multi_slice", "not_exact", "low_precision"},

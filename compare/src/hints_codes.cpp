@@ -80,7 +80,8 @@ bool code_mapping(const Expectation& e, const std::vector<InputSample>& samples,
   }
   if (best_count < needed(n)) return false;
   out.push_back({HintKind::code_mapping, cat("got = y* with every code dequantized as ", describe(best), ", for ",
-                                             best_count, " of ", n, " sampled failures")});
+                                             best_count, " of ", n,
+                                             " sampled failures -> the dequantization itself: it acts on every tile")});
   return true;
 }
 
