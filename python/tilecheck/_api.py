@@ -28,6 +28,9 @@ class Mismatch(AssertionError):
         self.result = result
 
 
+Mismatch.__module__ = "tilecheck"  # pytest prints "tilecheck.Mismatch: <report>"
+
+
 def _torch():
     try:
         import torch  # noqa: PLC0415 (optional dependency)
