@@ -128,7 +128,7 @@ Command add_compare(CLI::App& parent) {
       "compare", "Judge the output of any kernel (HDF5 dataset C, float16, M x N; docs/compare.md) against a "
                  "golden fixture and print the report. Exit 0 pass, 1 mismatch, 2 bad input");
   auto o = std::make_shared<Options>();
-  app->add_option("--fixture", o->fixture, "Golden fixture file (schema v1), or a catalogue case id")->required();
+  app->add_option("--fixture", o->fixture, "Golden fixture file (schema v2 or v1), or a catalogue case id")->required();
   app->add_option("--output", o->outputs,
                   "The kernel's output: HDF5 file with dataset C, float16, (M, N). Repeat it for the outputs of "
                   "repeated launches: the first is judged, all must be bitwise equal (T3)")

@@ -120,7 +120,7 @@ int run_check(const CheckOptions& o) {
       });
   const double seconds = seconds_since(start);
   if (report.ok()) {
-    std::printf("golden check: %d cases regenerated, every dataset of each matches %s (%.1f s)\n", report.cases,
+    std::printf("golden check: %d cases regenerated, all their datasets match %s (%.1f s)\n", report.cases,
                 paths.manifest().c_str(), seconds);
     return 0;
   }

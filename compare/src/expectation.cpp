@@ -60,7 +60,18 @@ CaseInfo case_info(const Fixture& f, const std::string& source) {
                       f.provenance.rng)};
 }
 
+// The comparator's bounds and ULP distances are fp16's, for uint4b8 codes: a case of another format
+// (schema v2) is refused by name until its bounds exist (issue 29), never judged as if it were fp16.
+namespace {
+void require_judged_format(const Fixture& f) {
+  require(is_v1_format(f.spec.format), "case ", f.spec.id, ": format ", name(f.spec.format),
+          ": tilecheck judges fp16-uint4b8 without act-order only (the other formats' bounds are not built yet, "
+          "issue 29)");
+}
+}  // namespace
+
 Expectation make_expectation(const Fixture& f, Schedule schedule, const std::string& source) {
+  require_judged_format(f);
   require(schedule.shape.M == f.spec.shape.M && schedule.shape.N == f.spec.shape.N &&
               schedule.shape.K == f.spec.shape.K && schedule.shape.group == f.spec.shape.group,
           "the schedule's shape (M=", schedule.shape.M, " N=", schedule.shape.N, " K=", schedule.shape.K, " group=",
@@ -69,12 +80,14 @@ Expectation make_expectation(const Fixture& f, Schedule schedule, const std::str
 }
 
 Expectation make_expectation(const Fixture& f, Contract contract, Schedule schedule, const std::string& source) {
+  require_judged_format(f);
   if (contract == f.spec.contract) return make_expectation(f, std::move(schedule), source);
   return make_expectation(f.A, f.weights, contract, std::move(schedule), case_info(f, source));
 }
 
 Expectation make_expectation(const Fixture& f, Contract contract, const KernelNumerics& numerics, Schedule schedule,
                              const std::string& source) {
+  require_judged_format(f);
   if (numerics.schedule == ScheduleKind::model && numerics.numerics == contract_numerics(contract)) {
     Expectation e = make_expectation(f, contract, std::move(schedule), source);  // as without a declaration
     e.numerics = numerics;

@@ -1,6 +1,6 @@
 """Reading tilecheck's HDF5 files into numpy arrays held by dataclasses; notebook parameters.
 
-  golden fixtures  (docs/fixtures-schema.md, schema_version 1)       -> read_fixture(path)
+  golden fixtures  (docs/fixtures-schema.md, schema_version 2, and 1) -> read_fixture(path)
   error maps       (docs/errormap-schema.md, errmap_schema_version 2, and 1) -> read_errmap(path)
 
 Nothing here judges anything: verdicts, ULP distances, allowances, bounds, tile attribution and
@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import h5py
 import numpy as np
 
-FIXTURE_SCHEMA = 1
+FIXTURE_SCHEMAS = (1, 2)  # v2 adds formats; a v1 file is fp16-uint4b8
 ERRMAP_SCHEMAS = (1, 2)  # v1: every element stored; v2: /tiles/stored says which tiles are
 ELEMENT_DATASETS = ("verdict", "mark", "ulp", "allowance", "got", "expected", "y_exact", "S", "E",
                     "tile", "warp", "lane", "reg")
@@ -90,12 +90,12 @@ class Fixture:
     """One golden case (docs/fixtures-schema.md)."""
     path: str
     attrs: dict
-    A: np.ndarray          # (M, K) float16
-    codes: np.ndarray      # (K, N) uint8, 0..15
-    scales: np.ndarray     # (G, N) float16
+    A: np.ndarray          # (M, K) float16 (float32 for a bf16 case)
+    codes: np.ndarray      # (K, N) uint8, 0..15 (0..255 for uint8b128)
+    scales: np.ndarray     # (G, N) float16 (float32 for a bf16 case)
     y_exact: np.ndarray    # (M, N) float64, per-column scales not applied
     S: np.ndarray          # (M, N) float64, sum of |a * w|
-    expected: np.ndarray   # (M, N) float16
+    expected: np.ndarray   # (M, N) float16 (float32 for a bf16 case)
 
     case_id = property(lambda self: self.attrs["case_id"])
     M = property(lambda self: int(self.attrs["M"]))
@@ -117,12 +117,14 @@ def read_fixture(path: str) -> Fixture:
     with h5py.File(path, "r") as f:
         attrs = _attrs(f)
         version = attrs.get("schema_version")
-        if version != FIXTURE_SCHEMA:
-            raise ValueError(f"{path}: schema_version {version!r}, this reader knows {FIXTURE_SCHEMA}"
+        if version not in FIXTURE_SCHEMAS:
+            raise ValueError(f"{path}: schema_version {version!r}, this reader knows {FIXTURE_SCHEMAS}"
                              " (is it an error map? use read_errmap)")
-        return Fixture(path=path, attrs=attrs, A=f["inputs/A"][()], codes=f["inputs/codes"][()],
-                       scales=f["inputs/scales"][()], y_exact=f["ref/y_exact"][()],
-                       S=f["ref/S"][()], expected=f["ref/expected"][()])
+        # bf16 (schema v2) has no numpy dtype: HDF5 converts it to float32 exactly.
+        half = ((lambda d: d.astype(np.float32)[()]) if attrs.get("dtype") == "bf16" else (lambda d: d[()]))
+        return Fixture(path=path, attrs=attrs, A=half(f["inputs/A"]), codes=f["inputs/codes"][()],
+                       scales=half(f["inputs/scales"]), y_exact=f["ref/y_exact"][()],
+                       S=f["ref/S"][()], expected=half(f["ref/expected"]))
 
 
 @dataclass

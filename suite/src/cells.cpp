@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include <algorithm>
+#include <map>
 
 #include "tilecheck/reference/error.h"
 
@@ -74,7 +75,7 @@ std::vector<Cell> suite_cells(const std::vector<CatalogueEntry>& entries, const 
   std::vector<Cell> cells;
   for (const CatalogueEntry& e : entries) {
     const CaseSpec& s = e.spec;
-    if (runnable_tiles(s.shape).empty()) continue;
+    if (runnable_tiles(s.shape).empty() || !is_v1_format(s.format)) continue;
     for (const TileConfig& c : configs) {
       if (!applies(c, s, options)) continue;
       for (int sms : grid_sweep(size_class(s.shape), options.all_sms)) {
@@ -84,6 +85,15 @@ std::vector<Cell> suite_cells(const std::vector<CatalogueEntry>& entries, const 
     }
   }
   return cells;
+}
+
+std::vector<std::string> excluded_formats(const std::vector<CatalogueEntry>& entries) {
+  std::map<std::string, int> cases;  // reason -> cases, each reason once
+  for (const CatalogueEntry& e : entries)
+    if (!is_v1_format(e.spec.format)) ++cases[abi_v1_not_applicable(e.spec.format)];
+  std::vector<std::string> lines;
+  for (const auto& [reason, n] : cases) lines.push_back(cat(n, n == 1 ? " case: " : " cases: ", reason));
+  return lines;
 }
 
 std::string config_family(const TileConfig& c) {

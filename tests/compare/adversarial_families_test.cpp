@@ -163,8 +163,11 @@ long long differing(const HalfMatrix& a, const HalfMatrix& b) {
 
 std::vector<CaseSpec> catalogue_cases() {
   std::vector<CaseSpec> out;
+  // fp16-uint4b8 only: the kernel emulation and the bounds are fp16's (the schema v2 formats'
+  // extremes cases have neither yet, issue 29).
   for (const CatalogueEntry& e : load_catalogue(default_golden_paths().catalogue()).entries)
-    if (e.spec.distribution == Distribution::ties || e.spec.distribution == Distribution::extremes)
+    if ((e.spec.distribution == Distribution::ties || e.spec.distribution == Distribution::extremes) &&
+        is_v1_format(e.spec.format))
       out.push_back(e.spec);
   return out;
 }

@@ -2,6 +2,7 @@
 // gets. A mutant or another project's plugin must get the whole matrix — a grouped-scale bug hides
 // from a per-column-only matrix — while our other fetch orders get exactly its per-column part.
 #include <algorithm>
+#include <map>
 #include <regex>
 #include <set>
 #include <string>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "tilecheck/fixtures/golden.h"
+#include "tilecheck/reference/error.h"
 #include "tilecheck/suite/cells.h"
 #include "common/library_configs.h"
 
@@ -76,6 +78,33 @@ TEST(SuiteCells, OtherFetchOrdersGetThePerColumnPartOnly) {
   }
   EXPECT_FALSE(is_fetch_order_variant(kOurKernel, "upstream"));
   EXPECT_FALSE(is_fetch_order_variant(kOurKernel, "mut01"));
+}
+
+// Cases of the schema v2 formats have no cells while the plugin ABI is v1 (it carries fp16 A and
+// uint4b8 codes only), and the reason is given once per format, with the number of its cases.
+TEST(SuiteCells, FormatsAbiV1CannotCarryHaveNoCellsAndOneReasonEach) {
+  const std::vector<CatalogueEntry> entries = load_catalogue(default_golden_paths().catalogue()).entries;
+  std::set<std::string> new_format_cases;
+  std::map<std::string, int> cases_per_format;
+  for (const CatalogueEntry& e : entries)
+    if (!is_v1_format(e.spec.format)) {
+      new_format_cases.insert(e.spec.id);
+      ++cases_per_format[name(e.spec.format)];
+    }
+  ASSERT_FALSE(new_format_cases.empty()) << "the catalogue has cases of the schema v2 formats";
+  for (const char* variant : {"upstream", "their_kernel"})
+    for (const Cell& c : matrix(variant)) EXPECT_EQ(new_format_cases.count(c.case_id), 0u) << c.name();
+  const std::vector<std::string> lines = excluded_formats(entries);
+  ASSERT_EQ(lines.size(), cases_per_format.size());
+  for (const auto& [format, n] : cases_per_format) {
+    const std::string want = cat(n, n == 1 ? " case: " : " cases: ", "format ", format,
+                                 ": the kernel library's ABI v1 implements fp16/uint4b8 without act-order only");
+    EXPECT_EQ(std::count(lines.begin(), lines.end(), want), 1) << want;
+  }
+  std::vector<CatalogueEntry> v1_only;
+  for (const CatalogueEntry& e : entries)
+    if (is_v1_format(e.spec.format)) v1_only.push_back(e);
+  EXPECT_TRUE(excluded_formats(v1_only).empty());
 }
 
 }  // namespace

@@ -50,9 +50,15 @@ struct MatrixOptions {
   bool reduced = false;            // a handful of cells per family (sanitizers, quick checks)
 };
 
-// Every applicable cell of `entries` for the configurations a kernel library offers.
+// Every applicable cell of `entries` for the configurations a kernel library offers. Cases of a
+// format other than fp16-uint4b8 without act-order (schema v2) have no cells: the plugin ABI v1
+// cannot hand them to a library (`excluded_formats` says so, once per format).
 std::vector<Cell> suite_cells(const std::vector<CatalogueEntry>& entries, const std::vector<TileConfig>& configs,
                               const MatrixOptions& options);
+
+// The cases of `entries` the matrix leaves out, one line per reason:
+// "3 cases: format bf16-uint4: the kernel library's ABI v1 implements ...". Empty when none is.
+std::vector<std::string> excluded_formats(const std::vector<CatalogueEntry>& entries);
 
 // Summary-table families. Rows: the tile and group kind ("128x128 g32", "256x64 gcol").
 // Columns: what the case stresses, from its distribution and shape.
