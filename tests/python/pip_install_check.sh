@@ -15,7 +15,11 @@ echo "pip install .: $(( $(date +%s) - start )) s"
 cd "$work"  # not the source tree: the installed package must be the one imported
 "$work/venv/bin/python" - <<'PY'
 import importlib.metadata as md
+import pathlib
 import tilecheck
+
+package = pathlib.Path(tilecheck.__file__).parent
+assert (package / "__init__.pyi").is_file() and (package / "py.typed").is_file(), "type stubs not shipped"
 
 assert "site-packages" in tilecheck.__file__, tilecheck.__file__
 case = tilecheck.load("normal_m16_n256_k192_g64_marlin", framework="numpy")
