@@ -43,6 +43,7 @@ nb::dict entry_dict(const CatalogueEntry& e) {
   d["seed"] = e.spec.seed;
   d["storage"] = std::string(name(e.storage));
   d["tiles"] = runnable_tiles(e.spec.shape);
+  d["format"] = name(e.spec.format);  // "fp16-uint4b8": the only one the package loads so far
   return d;
 }
 
