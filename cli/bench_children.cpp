@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/worker.h"
 
 namespace tc::cli {

@@ -25,7 +25,7 @@
 #include "option_limits.h"
 #include "tilecheck/kernel/plugin_loader.h"
 #include "tilecheck/reference/contract.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/schedule.h"
 #include "tilecheck/suite/bench_engine.h"
 #include "tilecheck/suite/cuda_check.h"

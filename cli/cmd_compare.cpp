@@ -18,7 +18,7 @@
 #include "output_paths.h"
 #include "tilecheck/compare/compare.h"
 #include "tilecheck/compare/determinism.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/compare/errormap.h"
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/golden.h"

@@ -22,7 +22,7 @@
 #include "schedule_option.h"
 #include "tilecheck/fixtures/catalogue.h"
 #include "tilecheck/fixtures/fixture.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/device_case.h"
 #include "tilecheck/suite/interrupt.h"
 #include "tilecheck/suite/kernel_workers.h"

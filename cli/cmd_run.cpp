@@ -25,7 +25,7 @@
 #include "output_paths.h"
 #include "recorded_cells.h"
 #include "tilecheck/suite/device_case.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/golden.h"
 #include "tilecheck/suite/interrupt.h"

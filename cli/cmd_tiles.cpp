@@ -22,7 +22,7 @@
 #include "tilecheck/compare/bisect.h"
 #include "tilecheck/suite/device_case.h"
 #include "tilecheck/suite/dump_run.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/compare/errormap.h"
 #include "tilecheck/fixtures/atomic_write.h"
 #include "tilecheck/fixtures/cut.h"

@@ -8,7 +8,7 @@
 #include "crash_report.h"
 #include "termination_cleanup.h"
 #include "unknown_command.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 int main(int argc, char** argv) {
   tc::cli::install_crash_report();

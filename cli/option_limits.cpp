@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "tilecheck/kernel/configs.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc::cli {
 namespace {

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <system_error>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc::cli {
 namespace fs = std::filesystem;

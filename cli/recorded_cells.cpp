@@ -1,7 +1,7 @@
 #include "recorded_cells.h"
 
 #include "option_limits.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc::cli {
 

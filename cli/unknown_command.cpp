@@ -1,6 +1,6 @@
 #include "unknown_command.h"
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc::cli {
 namespace {

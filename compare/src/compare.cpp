@@ -9,7 +9,7 @@
 
 #include <omp.h>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/fp16.h"
 #include "tilecheck/compare/report.h"
 #include "tilecheck/compare/tiles.h"

@@ -5,7 +5,7 @@
 #include <limits>
 #include <set>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/h5.h"
 #include "tilecheck/fixtures/h5_chunked.h"

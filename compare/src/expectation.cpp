@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/fixtures/fixture.h"
 
 namespace tc {

@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "tilecheck/compare/poison.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 

@@ -11,7 +11,7 @@
 
 #include "hints_internal.h"
 #include "tilecheck/reference/contract.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc::hints {
 

@@ -7,7 +7,7 @@
 #include <set>
 
 #include "hints_internal.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc::hints {
 namespace {

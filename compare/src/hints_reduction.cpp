@@ -14,7 +14,7 @@
 
 #include "hints_internal.h"
 #include "tilecheck/reference/contract.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/fp16.h"
 #include "tilecheck/reference/numerics.h"
 

@@ -13,7 +13,7 @@
 #include <tuple>
 
 #include "hints_internal.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc::hints {
 namespace {

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "hints_internal.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc::hints {
 

@@ -6,7 +6,7 @@
 #include <cstdarg>
 #include <cstdio>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

@@ -13,7 +13,7 @@
 #include "tilecheck/kernel/configs.h"
 #include "tilecheck/kernel/kernel_api.h"
 #include "tilecheck/kernel/plugin.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/schedule.h"
 
 #ifndef TC_VARIANT_NAME

@@ -2,7 +2,7 @@
 
 #include <dlfcn.h>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

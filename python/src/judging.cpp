@@ -3,7 +3,7 @@
 #include <filesystem>
 
 #include "tilecheck/compare/errormap.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/gemm.h"
 #include "tilecheck/reference/marlin_format.h"
 #include "tilecheck/suite/cells.h"

@@ -12,7 +12,7 @@
 #include "arrays.h"
 #include "judging.h"
 #include "tilecheck/compare/errormap.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/fp16.h"
 
 namespace nb = nanobind;

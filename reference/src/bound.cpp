@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "tilecheck/reference/contract.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

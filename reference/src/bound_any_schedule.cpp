@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "tilecheck/reference/bound.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/exact_sum.h"
 
 namespace tc {

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "gemm_parts.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/gemm_weight_table.h"
 
 namespace tc {

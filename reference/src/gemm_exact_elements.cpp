@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "gemm_parts.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/gemm_weight_table.h"
 
 namespace tc::gemm_parts {

@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "gemm_parts.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/gemm_weight_table.h"
 
 // GCC 12's AVX-512 intrinsics read an "undefined" register that its own -Wmaybe-uninitialized then

@@ -3,7 +3,7 @@
 #include <array>
 #include <cstdint>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/scale_permutation.h"
 #include "tilecheck/reference/shape.h"
 

@@ -1,6 +1,6 @@
 #include "tilecheck/reference/numerics.h"
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/mma_layout.h"
 #include "tilecheck/reference/stripe.h"
 

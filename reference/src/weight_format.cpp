@@ -1,7 +1,7 @@
 #include "tilecheck/reference/weight_format.h"
 
 #include "tilecheck/reference/bf16.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/fp16.h"
 
 namespace tc {

@@ -1,6 +1,6 @@
 #include "tilecheck/suite/bench_engine.h"
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/rng.h"
 #include "tilecheck/suite/bench_order.h"
 #include "tilecheck/suite/problem.h"

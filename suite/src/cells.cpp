@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 

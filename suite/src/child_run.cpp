@@ -11,7 +11,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 extern char** environ;
 

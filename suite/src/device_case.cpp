@@ -7,7 +7,7 @@
 
 #include <cuda_runtime.h>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/compare/poison.h"
 #include "tilecheck/suite/cuda_check.h"
 #include "tilecheck/suite/noise.h"

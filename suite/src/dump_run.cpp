@@ -2,7 +2,7 @@
 
 #include <vector>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 

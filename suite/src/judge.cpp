@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "tilecheck/compare/errormap.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstdio>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/interrupt.h"
 
 namespace tc {

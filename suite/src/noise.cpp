@@ -13,7 +13,7 @@
 
 #include <cuda_runtime.h>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/cuda_check.h"
 #include "noise_kernel.h"
 

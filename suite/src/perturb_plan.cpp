@@ -3,7 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

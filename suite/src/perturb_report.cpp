@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tilecheck/fixtures/atomic_write.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

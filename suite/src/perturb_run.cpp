@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <mutex>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/interrupt.h"
 #include "tilecheck/suite/judge.h"
 #include "tilecheck/suite/runner.h"

@@ -1,6 +1,6 @@
 #include "tilecheck/suite/recording.h"
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/fixtures/h5.h"
 
 namespace tc {

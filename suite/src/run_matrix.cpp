@@ -8,7 +8,7 @@
 #include <thread>
 #include <unordered_map>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/interrupt.h"
 #include "tilecheck/suite/judge.h"
 #include "tilecheck/suite/judge_pool.h"

@@ -1,6 +1,6 @@
 #include "tilecheck/suite/runner.h"
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 

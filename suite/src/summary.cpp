@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <map>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

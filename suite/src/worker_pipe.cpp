@@ -9,7 +9,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/interrupt.h"
 
 namespace tc::worker {

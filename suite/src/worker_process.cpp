@@ -10,7 +10,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/child_run.h"
 #include "tilecheck/suite/worker.h"
 #include "tilecheck/suite/worker_pipe.h"

@@ -9,7 +9,7 @@
 
 #include <cuda_runtime.h>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/worker.h"
 #include "tilecheck/suite/worker_pipe.h"
 #include "tilecheck/suite/worker_messages.h"

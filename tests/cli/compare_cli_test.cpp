@@ -11,7 +11,7 @@
 
 #include "common/run_command.h"
 #include "tilecheck/compare/expectation.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/h5.h"
 #include "tilecheck/compare/poison.h"

@@ -10,7 +10,7 @@
 
 #include "synthetic.h"
 #include "tilecheck/compare/determinism.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/compare/poison.h"
 #include "tilecheck/compare/report.h"
 #include "tilecheck/fixtures/fixture.h"

@@ -12,7 +12,7 @@
 
 #include "common/temp_dir.h"
 #include "synthetic.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/fixtures/h5.h"
 #include "tilecheck/fixtures/h5_chunked.h"
 #include "tilecheck/compare/poison.h"

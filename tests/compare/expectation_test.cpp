@@ -17,7 +17,7 @@
 #include "tilecheck/compare/report.h"
 #include "tilecheck/fixtures/catalogue.h"
 #include "tilecheck/fixtures/fixture.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

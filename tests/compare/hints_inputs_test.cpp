@@ -6,7 +6,7 @@
 
 #include "hint_checks.h"
 #include "synthetic.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

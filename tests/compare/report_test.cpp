@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "synthetic.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/compare/poison.h"
 
 namespace tc {

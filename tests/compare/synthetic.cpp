@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/rng.h"
 #include "common/truncating_fp32.h"
 

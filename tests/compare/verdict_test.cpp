@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/compare/poison.h"
 
 namespace tc {

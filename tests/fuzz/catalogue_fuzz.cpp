@@ -6,7 +6,7 @@
 
 #include "fuzz_input.h"
 #include "tilecheck/fixtures/catalogue.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::istringstream in(std::string(reinterpret_cast<const char*>(data), size));

@@ -5,7 +5,7 @@
 //   tests/fuzz/run_fuzzer.sh build/default/tests/fuzz/clang/fuzz_fixture /tmp/fuzz-fixture 60   (README.md)
 #include "fuzz_input.h"
 #include "tilecheck/fixtures/fixture.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static tc::fuzz::InputFile file("fixture.h5");

@@ -4,7 +4,7 @@
 //   tests/fuzz/run_fuzzer.sh build/default/tests/fuzz/clang/fuzz_manifest /tmp/fuzz-manifest 60   (README.md)
 #include "fuzz_input.h"
 #include "tilecheck/fixtures/manifest.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static tc::fuzz::InputFile file("MANIFEST.json");

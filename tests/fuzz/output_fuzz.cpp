@@ -6,7 +6,7 @@
 //   tests/fuzz/run_fuzzer.sh build/default/tests/fuzz/clang/fuzz_output /tmp/fuzz-output 60   (README.md)
 #include "fuzz_input.h"
 #include "tilecheck/fixtures/h5.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static tc::fuzz::InputFile file("output.h5");

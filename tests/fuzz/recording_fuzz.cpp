@@ -3,7 +3,7 @@
 // and per-cell attributes, the configuration and contract names, C and the guard cells.
 //   tests/fuzz/run_fuzzer.sh build/default/tests/fuzz/clang/fuzz_recording /tmp/fuzz-recording 60   (README.md)
 #include "fuzz_input.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/recording.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

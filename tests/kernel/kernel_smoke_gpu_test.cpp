@@ -15,7 +15,7 @@
 #include "tilecheck/compare/compare_gtest.h"
 #include "tilecheck/compare/poison.h"
 #include "tilecheck/kernel/configs.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/gemm.h"
 #include "tilecheck/reference/marlin_format.h"
 

@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "common/gpu_test.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

@@ -19,7 +19,7 @@
 
 #include "common/library_configs.h"
 #include "tilecheck/kernel/smem_layout.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/schedule.h"
 
 namespace tc {

@@ -18,7 +18,7 @@
 #include "common/run_command.h"
 #include "kit_test_support.h"
 #include "misbehaving_plugin.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

@@ -19,7 +19,7 @@
 #include "common/run_command.h"
 #include "kit_test_support.h"
 #include "misbehaving_plugin.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/schedule.h"
 
 namespace tc {

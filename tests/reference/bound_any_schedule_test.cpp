@@ -13,7 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "tilecheck/reference/bound.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/gemm.h"
 #include "common/test_inputs.h"
 #include "common/truncating_fp32.h"

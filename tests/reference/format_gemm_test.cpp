@@ -19,7 +19,7 @@
 
 #include "common/test_inputs.h"
 #include "tilecheck/reference/bf16.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/rng.h"
 
 namespace tc {

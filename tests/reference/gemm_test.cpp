@@ -12,7 +12,7 @@
 #include <gtest/gtest.h>
 
 #include "tilecheck/reference/bound.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/gemm_weight_table.h"
 #include "tilecheck/reference/rng.h"
 #include "common/test_inputs.h"

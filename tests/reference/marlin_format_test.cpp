@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/rng.h"
 #include "tilecheck/reference/shape.h"
 

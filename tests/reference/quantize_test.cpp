@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/test_inputs.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "common/library_configs.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/rng.h"
 
 namespace tc {

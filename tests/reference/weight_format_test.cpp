@@ -11,7 +11,7 @@
 
 #include "tilecheck/reference/bf16.h"
 #include "tilecheck/reference/contract.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/reference/fp16.h"
 
 namespace tc {

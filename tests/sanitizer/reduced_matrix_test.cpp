@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "tilecheck/fixtures/catalogue.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/fixtures/golden.h"
 #include "tilecheck/reference/schedule.h"
 #include "tilecheck/kernel/smem_layout.h"

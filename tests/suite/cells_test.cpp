@@ -11,7 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "tilecheck/fixtures/golden.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/cells.h"
 #include "common/library_configs.h"
 

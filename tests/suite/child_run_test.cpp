@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

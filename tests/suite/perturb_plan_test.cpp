@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/worker_messages.h"
 
 namespace tc {

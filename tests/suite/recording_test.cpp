@@ -11,7 +11,7 @@
 #include "common/temp_dir.h"
 #include "tilecheck/fixtures/golden.h"
 #include "tilecheck/fixtures/h5.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "common/temp_dir.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/run_matrix.h"
 
 namespace tc {

@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "common/temp_dir.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/temp_dir.h"
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {

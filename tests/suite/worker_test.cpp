@@ -11,7 +11,7 @@
 
 #include <cuda_runtime.h>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 #include "tilecheck/suite/interrupt.h"
 #include "tilecheck/suite/worker.h"
 #include "tilecheck/suite/worker_messages.h"

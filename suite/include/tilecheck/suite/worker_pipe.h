@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tilecheck/reference/error.h"
+#include "tilecheck/core/error.h"
 
 namespace tc::worker {
 
