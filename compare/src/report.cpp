@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 
 #include "tilecheck/core/error.h"
+#include "tilecheck/core/format.h"
 
 namespace tc {
 namespace {
@@ -14,16 +14,6 @@ namespace {
 constexpr int kMapWidth = 64;
 constexpr int kMapHeight = 32;
 const std::string kMarkSeverity = ".1bXNUG";
-
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char buf[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, args);
-  va_end(args);
-  return buf;
-}
 
 std::string bits(half_bits h) { return format("0x%04x (%.6g)", h, half_to_double(h)); }
 

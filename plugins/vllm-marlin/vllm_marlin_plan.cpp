@@ -4,8 +4,9 @@
 #include "vllm_marlin_plan.h"
 
 #include <algorithm>
-#include <cstdarg>
 #include <cstdio>
+
+#include "tilecheck/core/format.h"
 
 namespace tc::vllm_marlin {
 namespace {
@@ -19,15 +20,6 @@ constexpr int kSharedMemSlack = 512;  // marlin.cu keeps 512 bytes spare when it
 int div_ceil(int a, int b) { return (a + b - 1) / b; }
 std::size_t round_up(std::size_t a, std::size_t b) { return (a + b - 1) / b * b; }
 
-std::string format(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char* fmt, ...) {
-  char buffer[512];
-  va_list args;
-  va_start(args, fmt);
-  std::vsnprintf(buffer, sizeof buffer, fmt, args);
-  va_end(args);
-  return buffer;
-}
 
 PlanResult fail(tc_status status, std::string message) {
   PlanResult r;
