@@ -61,8 +61,11 @@ nb::dict element_dict(const Judgement& j, int i, int j_col) {
   d["verdict"] = std::string(name(Verdict(c.verdict(i, j_col))));
   d["got"] = half_to_double(c.got(i, j_col));
   d["expected"] = half_to_double(e.ref.expected(i, j_col));
-  d["ulp"] = c.ulp(i, j_col) == kNotComparable ? nb::none() : nb::int_(c.ulp(i, j_col));
-  d["allowance"] = c.allowance(i, j_col) == kUnbounded ? nb::none() : nb::int_(c.allowance(i, j_col));
+  // None where there is no number; nb::object on both sides, since nanobind's none and int_ have no
+  // common type in newer releases (the GPU machine's nanobind refused the mixed conditional).
+  const auto int_or_none = [](bool none, int value) { return none ? nb::object(nb::none()) : nb::object(nb::int_(value)); };
+  d["ulp"] = int_or_none(c.ulp(i, j_col) == kNotComparable, c.ulp(i, j_col));
+  d["allowance"] = int_or_none(c.allowance(i, j_col) == kUnbounded, c.allowance(i, j_col));
   d["y_exact"] = e.ref.y_exact(i, j_col);
   d["S"] = e.ref.S(i, j_col);
   d["E"] = e.bounds.E(i, j_col);
