@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Writes mutants of upstream IST-DASLab Marlin's kernel file (marlin_cuda_kernel.cu) into a build tree,
 from the descriptions in plugins/ist-marlin/mutants.txt (the format is documented at its top), and the
-fixes of upstream's two real races described there the same way (fNN: docs/perturb.md).
+fixes of upstream's two real races described there the same way (fNN: docs/perturb.md). Mutants are
+planted on the description's base: upstream with the fix its `base` line names applied first, so that
+each mutant's only bug is its own and the kill matrix's control (the base) raises no alarm of
+upstream's real races (docs/mutation-upstream.md).
 
     ist-marlin-mutants.py --upstream DIR|FILE --out DIR [--mutants all|u01,3,...] [--fixes all|f01,...]
     ist-marlin-mutants.py --list [--description FILE]
@@ -107,6 +110,7 @@ class Description:
     upstream_path: str = ""
     commit: str = ""
     sha256: str = ""
+    base: str = ""  # the fix every mutant is planted on ("" : upstream as it is)
     mutants: Dict[str, Mutant] = field(default_factory=dict)   # in the file's order
     fixes: Dict[str, Fix] = field(default_factory=dict)       # in the file's order
 
@@ -185,6 +189,14 @@ def parse_description(text: str, path: str) -> Description:
             if d.sha256:
                 raise MutantError(f"{at}: a second 'upstream' line")
             d.upstream_path, d.commit, d.sha256 = words[1], words[2], words[4]
+        elif words[0] == "base":
+            if len(words) != 2 or not re.fullmatch(r"f\d{2}", words[1]):
+                raise MutantError(f"{at}: expected 'base fNN' (the fix every mutant is planted on)")
+            if d.base:
+                raise MutantError(f"{at}: a second 'base' line")
+            if d.mutants:
+                raise MutantError(f"{at}: 'base' must come before the first mutant")
+            d.base, base_at = words[1], at
         elif words[0] in ("mutant", "fix"):  # an entry: mutant uNN <slug> or fix fNN <slug>
             kind, prefix = words[0], "u" if words[0] == "mutant" else "f"
             entries, entry_type = (d.mutants, Mutant) if kind == "mutant" else (d.fixes, Fix)
@@ -220,6 +232,15 @@ def parse_description(text: str, path: str) -> Description:
         if missing:
             raise MutantError(f"{m.at}: mutant {m.id} has no {', '.join(missing)}")
     resolve_fixes(d)
+    if d.base:
+        if d.base not in d.fixes:
+            raise MutantError(f"{base_at}: base {d.base} is not a fix described here ({', '.join(d.fixes) or 'none'})")
+        fixed = set(d.fixes[d.base].lines())
+        for m in d.mutants.values():
+            for e in m.edits:
+                if e.line in fixed:
+                    raise MutantError(f"{e.at}: mutant {m.id} edits line {e.line}, which its base {d.base} edits too: "
+                                      "plant it on another line")
     for m in list(d.mutants.values()) + list(d.fixes.values()):
         for e in m.edits:
             if e.kind == "delete" and any(o.line == e.line and o is not e for o in m.edits):
@@ -270,20 +291,30 @@ def check_hash(data: bytes, d: Description, where: str) -> None:
                           f"sha256 {d.sha256}: refusing a file its line numbers do not describe")
 
 
-def mutate(data: bytes, mutant) -> bytes:
-    """Upstream's file with a mutant's (or a fix's) edits; every line keeps its number (and its line ending)."""
+def edited(data: bytes, edits: Sequence[Edit]) -> bytes:
+    """Upstream's file with `edits`; every line keeps its number (and its line ending)."""
     lines = data.decode("utf-8").splitlines(keepends=True)
-    for edit in mutant.edits:
+    for edit in edits:
         if not 1 <= edit.line <= len(lines):
             raise MutantError(f"{edit.at}: line {edit.line} is out of range: upstream's file has {len(lines)} lines")
         line = lines[edit.line - 1]
         body = line.rstrip("\r\n")
         lines[edit.line - 1] = apply_edit(body, edit) + line[len(body):]
-    out = "".join(lines).encode("utf-8")
-    if out == data:
+    return "".join(lines).encode("utf-8")
+
+
+def mutate(data: bytes, mutant, base: Optional[Fix] = None) -> bytes:
+    """Upstream's file with a fix's edits, or a mutant's on top of `base` (a fix, or None: upstream as it is)."""
+    start = edited(data, base.edits) if base is not None and isinstance(mutant, Mutant) else data
+    out = edited(start, mutant.edits)
+    if out == start:
         kind = "fix" if isinstance(mutant, Fix) else "mutant"
         raise MutantError(f"{mutant.at}: {kind} {mutant.id} changes nothing")
     return out
+
+
+def base_of(d: Description) -> Optional[Fix]:
+    return d.fixes[d.base] if d.base else None
 
 
 def select(d: Description, spec: str, kind: str = "mutant") -> list:
@@ -335,7 +366,8 @@ def write_if_changed(path: str, data: bytes) -> bool:
 
 
 def listing(d: Description) -> str:
-    rows = [f"{d.upstream_path} at {d.commit} (sha256 {d.sha256}), {len(d.mutants)} mutants:"]
+    on = f" planted on fix {d.base}" if d.base else ""
+    rows = [f"{d.upstream_path} at {d.commit} (sha256 {d.sha256}), {len(d.mutants)} mutants{on}:"]
     for m in d.mutants.values():
         rows.append(f"{m.id}  {m.slug:<26} {m.klass}; lines {', '.join(map(str, m.lines()))}; "
                     f"expect {' '.join(m.expect)}")
@@ -379,7 +411,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         fixes = select(d, args.fixes if args.fixes is not None else ("all" if args.check else ""), "fix")
         rewritten = 0
         for m in chosen + fixes:
-            mutated = mutate(data, m)
+            mutated = mutate(data, m, base_of(d))
             if args.out:
                 rewritten += write_if_changed(os.path.join(args.out, m.id, UPSTREAM_FILE), mutated)
         print(f"ist-marlin-mutants: {len(chosen)} mutant(s) and {len(fixes)} fix(es) apply" +

@@ -16,7 +16,8 @@ says whether the hints named each mutant's cause and tiles (MUTANTS). Exit statu
 mutant is caught and the clean kernel is clean.
 
 --upstream judges upstream IST-DASLab Marlin's mutants (plugins/ist-marlin/mutants.txt) the same way,
-with the clean adapter as the control; how the detectors adapt to upstream: docs/mutation-upstream.md.
+with upstream with its real races fixed (the description's base) as the control; how the detectors
+adapt to upstream: docs/mutation-upstream.md.
 """
 import argparse
 import concurrent.futures
@@ -66,9 +67,8 @@ TIER_ALLOWLIST = os.path.join(ROOT, "tests", "sanitizer", "allowlist.txt")
 # the source (a compiler fault); its variant "upstream-2f6d7c1[-uNN]" is written with '_' in cell names.
 UPSTREAM_FILTER = r"_(m1n8k8gcol|m[1-4]n16k4g(8|col))_marlin_[a-z0-9_]+_sms(1|3|7|132)$"
 UPSTREAM_DETERMINISM = "Cases/Determinism.*:MarlinContract/Determinism.*"
-UPSTREAM_SANITIZER_FILTERS = {"racecheck": "Sanitize/*-*_m1n8k8g8_*:*_m1n16k4g8_*",
+UPSTREAM_SANITIZER_FILTERS = {"racecheck": "Sanitize/*-*_m1n8k8g8_*",
                               "memcheck": "Sanitize/*-*_m1n8k8g8_*"}
-UPSTREAM_BASELINE = os.path.join(ROOT, "plugins", "ist-marlin", "mutants-allowlist.txt")
 FAILED = ("FAIL", "FAULT", "HANG", "ERROR")
 
 
@@ -300,40 +300,38 @@ def cmake_cache(build: str, name: str) -> str:
 
 
 def plan_upstream(args, description) -> Target:
-    """The clean adapter and the chosen mutants of upstream's file (kit.MutantError: a bad --mutants)."""
+    """The control and the chosen mutants of upstream's file (kit.MutantError: a bad --mutants). The
+    control is the base the mutants are planted on (upstream with its real races fixed, the
+    description's `base`), or the plain adapter where the description names none."""
     chosen = kit.select(description, args.mutants)
     kernel_dir = os.path.join(args.build, "kernel")
-    work = os.path.join(args.build, "mutation-ist-marlin")  # the merged allow-list and the sanitizer logs
-    clean = os.path.join(kernel_dir, "libtc_ist_marlin.so")
-    t = Target(clean, f"clean (ist-marlin {description.commit})",
+    work = os.path.join(args.build, "mutation-ist-marlin")  # the sanitizer logs
+    base = description.base
+    clean = os.path.join(kernel_dir, f"libtc_ist_marlin_{base}.so" if base else "libtc_ist_marlin.so")
+    label = f"control (ist-marlin {description.commit} + {base})" if base else f"clean (ist-marlin {description.commit})"
+    t = Target(clean, label,
                {m.id: os.path.join(kernel_dir, f"libtc_ist_marlin_{m.id}.so") for m in chosen},
                {m.id: (m.slug, m.what, m.cause, m.tiles) for m in chosen}, args.filter or UPSTREAM_FILTER,
                expect={m.id: m.expect for m in chosen}, classes={m.id: m.klass for m in chosen},
                determinism_filter=UPSTREAM_DETERMINISM, sanitizer_filters=dict(UPSTREAM_SANITIZER_FILTERS),
-               sanitizer_args=["--per-config", "--allow-na"], allowlist=os.path.join(work, "allowlist.txt"),
-               log_dir=work)
+               sanitizer_args=["--per-config", "--allow-na"], allowlist=TIER_ALLOWLIST, log_dir=work)
     mutant_dir = os.path.join(args.build, "plugins", "ist-marlin", "mutants")
     t.source_dirs = {lib: os.path.join(mutant_dir, key) for key, lib in t.mutants.items()}
-    upstream_src = cmake_cache(args.build, "TC_IST_MARLIN_SRC")
-    if upstream_src:
-        t.source_dirs[clean] = upstream_src
+    if base:
+        t.source_dirs[clean] = os.path.join(mutant_dir, base)
+    else:
+        upstream_src = cmake_cache(args.build, "TC_IST_MARLIN_SRC")
+        if upstream_src:
+            t.source_dirs[clean] = upstream_src
     return t
-
-
-def merge_allowlists(parts: Sequence[str], out: str) -> None:
-    """The tier's allow-list with the kit's baseline entries after it: one file for the runner."""
-    os.makedirs(os.path.dirname(out), exist_ok=True)
-    with open(out, "w") as f:
-        for part in parts:
-            with open(part) as src:
-                f.write(f"# ---- {part}\n" + src.read().rstrip("\n") + "\n")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default="build/gpu", help="CMake build directory with the mutant libraries")
     parser.add_argument("--upstream", action="store_true",
-                        help="judge upstream Marlin's mutants (libtc_ist_marlin_uNN.so) against the clean adapter")
+                        help="judge upstream Marlin's mutants (libtc_ist_marlin_uNN.so) against their base (upstream "
+                             "with its real races fixed)")
     parser.add_argument("--description", default=kit.DEFAULT_DESCRIPTION, help="with --upstream: the mutant descriptions")
     parser.add_argument("--mutants", default="", help="comma-separated numbers (--upstream: ids such as u01 or 1); "
                                                       "default: every mutant")
@@ -375,11 +373,10 @@ def main() -> int:
         return 77
     missing = [p for p in [target.clean] + list(target.mutants.values()) if not os.path.isfile(p)]
     if missing:
-        how = "-DTC_IST_MARLIN_SRC and -DTC_IST_MARLIN_MUTANTS" if args.upstream else "-DTC_MUTANT_LIST"
+        how = ("-DTC_IST_MARLIN_SRC and -DTC_IST_MARLIN_MUTANTS (the base fix is built with them)" if args.upstream
+               else "-DTC_MUTANT_LIST")
         print(f"mutation-matrix: missing kernel libraries {missing}; build with {how}", file=sys.stderr)
         return 2
-    if args.upstream:
-        merge_allowlists([TIER_ALLOWLIST, UPSTREAM_BASELINE], target.allowlist)
     kernels = [("clean", target.clean, None)] + [(f"mutant {n}", lib, n) for n, lib in target.mutants.items()]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:  # processes share the GPU
         done = list(pool.map(lambda k: evaluate(k[0], args.build, k[1], args, target, k[2]), kernels))

@@ -155,6 +155,43 @@ class Fixes(unittest.TestCase):
         self.refused(FIXES + "fix f04 s\n race: H1\n what: w\n combines: f03\n", "combines f03, which combines others")
 
 
+# A mutant planted on the base fix f02 (which appends to line 5): one edit of its own, on line 3.
+BASED = """base f02
+mutant u01 on-the-base
+  class: a class
+  what: Line 3 flips.
+  cause: -
+  tiles: -
+  expect: bound
+  edit 3: replace `<=` with `>=`
+""" + FIXES
+
+
+class Base(unittest.TestCase):
+    def refused(self, body: str, pattern: str):
+        with self.assertRaises(kit.MutantError) as e:
+            kit.parse_description(description(body), "t.txt")
+        self.assertRegex(str(e.exception), pattern)
+
+    def test_a_mutant_is_planted_on_its_base(self):
+        d = kit.parse_description(description(BASED), "t.txt")
+        self.assertEqual(d.base, "f02")
+        out = kit.mutate(SOURCE, d.mutants["u01"], kit.base_of(d)).decode().splitlines(keepends=True)
+        self.assertEqual(out[2], "if (x >= y && x < y) go();\n")    # the mutant's edit
+        self.assertEqual(out[4], "  tail(); done();\n")             # the base's
+        self.assertEqual(kit.mutate(SOURCE, d.fixes["f01"], kit.base_of(d)), kit.mutate(SOURCE, d.fixes["f01"]),
+                         "a fix is written as it is, never on the base")
+        self.assertIn("planted on fix f02", kit.listing(d))
+
+    def test_a_bad_base_is_refused(self):
+        self.refused(BASED.replace("base f02", "base f09"), "base f09 is not a fix described here")
+        self.refused(BASED.replace("base f02", "base 2"), "expected 'base fNN'")
+        self.refused("base f01\n" + BASED, "a second 'base' line")
+        self.refused(ENTRY + "base f01\n" + FIXES, "'base' must come before the first mutant")
+        self.refused(BASED.replace("edit 3:", "edit 5:").replace("replace `<=` with `>=`", "prepend `x(); `"),
+                     "mutant u01 edits line 5, which its base f02 edits too")
+
+
 class Edits(unittest.TestCase):
     def setUp(self):
         self.d = kit.parse_description(description(ENTRY), "t.txt")
@@ -309,6 +346,10 @@ class RepositoryDescription(unittest.TestCase):
             spans = {n for a, b in re.findall(r"\b(\d{3})-(\d{3})\b", m.what) for n in range(int(a), int(b) + 1)}
             self.assertLessEqual(set(m.lines()), cited | spans, f"{m.id}: {m.what}")
 
+    def test_mutants_are_planted_on_upstream_with_both_races_fixed(self):
+        self.assertEqual(self.d.base, "f03")
+        self.assertIn("planted on fix f03", kit.listing(self.d))
+
     def test_the_fixes_of_upstreams_two_real_races(self):
         self.assertEqual({f.id: f.races for f in self.d.fixes.values()}, {"f01": ["H1"], "f02": ["H3"], "f03": ["H1", "H3"]})
         self.assertEqual(self.d.fixes["f03"].edits, self.d.fixes["f01"].edits + self.d.fixes["f02"].edits)
@@ -316,16 +357,6 @@ class RepositoryDescription(unittest.TestCase):
         for f in self.d.fixes.values():
             cited = {int(n) for n in re.findall(r"\b(\d{2,3})\b", f.what)}
             self.assertLessEqual(set(f.lines()), cited, f"{f.id}: {f.what}")
-
-    def test_the_mutation_baseline_allowlist_parses(self):
-        sys.path.insert(0, os.path.join(ROOT, "tests", "sanitizer"))
-        sys.dont_write_bytecode = True
-        from sanitizer_allowlist import load_allowlist
-        entries = load_allowlist(os.path.join(ROOT, "plugins", "ist-marlin", "mutants-allowlist.txt"))
-        self.assertEqual([e.tools for e in entries], [("racecheck",)] * 4)
-        self.assertEqual([(e.source.hazard.pattern, e.source.memcpy_async) for e in entries],
-                         [("WAR|RAW", False), ("WAR|RAW", False), ("RAW", True), ("RAW", True)])
-
 
 class RealUpstream(unittest.TestCase):
     """Every mutant and fix applies to upstream's own file: only where TC_IST_MARLIN_SRC names it."""
@@ -336,32 +367,6 @@ class RealUpstream(unittest.TestCase):
             print("skipped: TC_IST_MARLIN_SRC does not name upstream's checkout (CI has none)")
             self.skipTest("TC_IST_MARLIN_SRC does not name upstream's checkout")
         return os.path.dirname(kit.upstream_file(where))
-
-    def test_the_baseline_allows_every_form_of_h1_and_h3_and_nothing_else(self):
-        # The racecheck records of unmodified upstream at 2f6d7c1 on the H200 that the tier does not allow
-        # (docs/results/sound-runs-2026-12-01/racecheck-ist-marlin-run3.txt): (hazard, memcpy_async, accesses).
-        sys.path.insert(0, os.path.join(ROOT, "tests", "sanitizer"))
-        sys.dont_write_bytecode = True
-        from sanitizer_allowlist import SourceCache, load_allowlist
-        from sanitizer_report import Access, RecordKey
-        f = "marlin_cuda_kernel.cu"
-        write_out, a_copy, b_copy = Access("Read", "Marlin::lambda5::operator", f, 613), Access(
-            "Write", "cp_async4_pred", f, 62), Access("Write", "cp_async4_stream", f, 77)
-        scale_read = Access("Read", "]::operator", f, 431)
-        h1_h3 = [("WAR", False, (write_out, a_copy)), ("RAW", True, (a_copy, write_out)), ("WAR", False, (scale_read, b_copy)),
-                 ("RAW", False, (a_copy, write_out)), ("WAR", False, (write_out, b_copy)), ("RAW", True, (b_copy, scale_read))]
-        # Not upstream's races: a B-fragment read racing a stage copy (what a broken wait or barrier gives).
-        others = [("RAW", True, (b_copy, Access("Read", "ldsm4", f, 112))), ("WAW", False, (a_copy, write_out))]
-        entries = load_allowlist(os.path.join(ROOT, "plugins", "ist-marlin", "mutants-allowlist.txt"))
-        sources = SourceCache([self.upstream_dir()])
-
-        def allowed(record) -> bool:
-            key = RecordKey(record[0], record[1], "", record[2])
-            return any(e.source.match(key, sources)[0] for e in entries)
-        for record in h1_h3:
-            self.assertTrue(allowed(record), record)
-        for record in others:
-            self.assertFalse(allowed(record), record)
 
     def test_every_mutant_applies(self):
         where = os.environ.get("TC_IST_MARLIN_SRC", "")
@@ -379,11 +384,13 @@ class RealUpstream(unittest.TestCase):
             print(f"skipped: {path} is not upstream at {d.commit} (another sha256); the build refuses it too")
             self.skipTest("another version of upstream's file")
         lines = data.splitlines()
+        base = kit.base_of(d)
         for m in list(d.mutants.values()) + list(d.fixes.values()):
-            out = kit.mutate(data, m).splitlines()
+            out = kit.mutate(data, m, base).splitlines()
             self.assertEqual(len(out), len(lines), m.id)
             changed = [i + 1 for i, (a, b) in enumerate(zip(lines, out)) if a != b]
-            self.assertEqual(changed, m.lines(), m.id)
+            planted_on = base.lines() if base is not None and m.id.startswith("u") else []
+            self.assertEqual(changed, sorted(set(m.lines()) | set(planted_on)), m.id)
 
 
 if __name__ == "__main__":

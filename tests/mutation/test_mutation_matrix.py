@@ -122,13 +122,16 @@ class Upstream(unittest.TestCase):
 
     def test_the_plan_names_the_adapter_libraries_and_reads_the_description(self):
         t = self.target
-        self.assertEqual(t.clean, os.path.join(self.build, "kernel", "libtc_ist_marlin.so"))
+        # The control is the base the mutants are planted on: upstream with its real races fixed.
+        self.assertEqual(t.clean, os.path.join(self.build, "kernel", "libtc_ist_marlin_f03.so"))
+        self.assertEqual(t.clean_label, "control (ist-marlin 2f6d7c1 + f03)")
         self.assertEqual(list(t.mutants)[:2], ["u01", "u02"])
         self.assertEqual(t.mutants["u07"], os.path.join(self.build, "kernel", "libtc_ist_marlin_u07.so"))
         self.assertEqual(t.catalogue["u01"][0], "scales-in-reduce-scratch")
         self.assertIn("scale_fetch", t.catalogue["u01"][2])
         self.assertEqual(t.expect["u03"], ["guard"])
-        self.assertEqual(t.source_dirs[t.clean], "/src/marlin/marlin")
+        self.assertEqual(t.source_dirs[t.clean], os.path.join(self.build, "plugins", "ist-marlin", "mutants", "f03"))
+        self.assertEqual(t.allowlist, mm.TIER_ALLOWLIST)  # no race of upstream's own to allow
         self.assertEqual(t.source_dirs[t.mutants["u05"]], os.path.join(self.build, "plugins", "ist-marlin", "mutants", "u05"))
         self.args.mutants = "3,u01"
         self.assertEqual(list(mm.plan_upstream(self.args, mm.kit.load_description()).mutants), ["u03", "u01"])
@@ -168,8 +171,10 @@ class Upstream(unittest.TestCase):
             self.assertEqual(command[command.index("--source-dir") + 1], self.target.source_dirs[library])
             self.assertEqual(command[command.index("--log") + 1],
                              os.path.join(self.target.log_dir, f"mutant-u07.{tool}.log"))
-        self.assertIn("m1n8k8g8", mm.UPSTREAM_SANITIZER_FILTERS["memcheck"].split("-", 1)[1])
-        self.assertIn("m1n16k4g8", mm.UPSTREAM_SANITIZER_FILTERS["racecheck"].split("-", 1)[1])
+        # Only the configuration the compiler breaks is left out: H1, which failed an m1n16k4g8 cell under
+        # racecheck, is fixed in the base the mutants are planted on.
+        for tool in ("racecheck", "memcheck"):
+            self.assertEqual(mm.UPSTREAM_SANITIZER_FILTERS[tool].split("-", 1)[1], "*_m1n8k8g8_*")
         self.assertEqual((r.alarms["workspace"], r.alarms["hang"], r.alarms["bound"], r.alarms["exact"]), (1, 1, 1, 1))
         self.assertEqual((r.alarms["determinism"], r.alarms["racecheck"], r.alarms["memcheck"]), (1, 1, 1))
         self.assertEqual([c[2] for c in r.failing], ["FAIL", "HANG", "FAIL"])
@@ -204,7 +209,7 @@ class Upstream(unittest.TestCase):
         self.assertIn("# Mutation kill matrix: upstream IST-DASLab Marlin", text)
         self.assertIn("`scripts/mutation-matrix.py --upstream --build", text)
         self.assertIn("| caught | caught by | expected | cause | tiles | seconds |", text)
-        self.assertIn("| clean (ist-marlin 2f6d7c1) |", text)
+        self.assertIn("| control (ist-marlin 2f6d7c1 + f03) |", text)
         row = next(line for line in text.splitlines() if line.startswith("| u03 no-row-predicate |"))
         self.assertIn("| yes | guard | **guard** | yes | yes | 2 |", row)
         row = next(line for line in text.splitlines() if line.startswith("| u08 lock-release-twice |"))
@@ -213,14 +218,13 @@ class Upstream(unittest.TestCase):
         self.assertIn("- u03 no-row-predicate: 4 cells (FAIL 4); m1n16k4gcol 3, m2n16k4g8 1; e.g. `x_m1n16k4gcol", text)
         self.assertIn("- u03 no-row-predicate: hints: row_predication", text)
 
-    def test_the_merged_allowlist_keeps_the_tiers_entries_and_adds_the_baseline(self):
-        import sys as _sys
-        _sys.path.insert(0, os.path.join(HERE, "..", "sanitizer"))
-        _sys.dont_write_bytecode = True
-        from sanitizer_allowlist import load_allowlist
-        mm.merge_allowlists([mm.TIER_ALLOWLIST, mm.UPSTREAM_BASELINE], self.target.allowlist)
-        entries = load_allowlist(self.target.allowlist)
-        self.assertEqual(len(entries), len(load_allowlist(mm.TIER_ALLOWLIST)) + 4)
+    def test_without_a_base_the_control_is_the_plain_adapter(self):
+        d = mm.kit.load_description()
+        d.base = ""
+        t = mm.plan_upstream(self.args, d)
+        self.assertEqual(t.clean, os.path.join(self.build, "kernel", "libtc_ist_marlin.so"))
+        self.assertEqual(t.clean_label, "clean (ist-marlin 2f6d7c1)")
+        self.assertEqual(t.source_dirs[t.clean], "/src/marlin/marlin")
 
     def test_the_command_line_without_a_gpu(self):
         script = os.path.join(HERE, "..", "..", "scripts", "mutation-matrix.py")
