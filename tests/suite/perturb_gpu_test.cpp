@@ -73,7 +73,7 @@ TEST(PerturbedLaunch, NoiseThatCrowdsEachWarpSchedulerLeavesACorrectOutputCorrec
   for (int crowd = 0; crowd < 4; ++crowd) {
     PerturbRound round = modest(crowd % 2 ? NoiseOrder::kernel_first : NoiseOrder::noise_first, StreamPriority::high);
     round.noise_sm_percent = 100;
-    round.noise_blocks_per_sm = 8;
+    round.noise_blocks_per_sm = 4;  // the most the plan draws (NoiseChoices::crowd_blocks_per_sm)
     round.noise_threads = 128;
     round.noise_smem_kib = 0;
     round.noise_crowd_warp = crowd;

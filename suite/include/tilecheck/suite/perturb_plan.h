@@ -58,8 +58,11 @@ struct NoiseChoices {
   static constexpr int threads[] = {128, 256, 512};
   static constexpr int smem_kib[] = {0, 16, 48, 96};
   // Rounds that crowd a scheduler (every other round, drawn) take 128-thread blocks without shared
-  // memory, so that many fit beside the kernel: each holds one running warp.
-  static constexpr int crowd_blocks_per_sm[] = {4, 8};
+  // memory, each holding one running warp. At most 4 a SM: the noise kernel has 32 registers a thread,
+  // so 4 blocks take 16 K of an SM's 64 K registers and leave room for a 256-thread block of up to 192
+  // (ours: 116-126, ptxas); 8 took 32 K, and on the H200 our kernel's block then waited for the noise to
+  // end instead of running beside it (docs/results/perturb-2026-12-02.md).
+  static constexpr int crowd_blocks_per_sm[] = {2, 4};
 };
 
 // Rounds 0 .. rounds-1 of the cell named `cell`. Order and priority go through their four
