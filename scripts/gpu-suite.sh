@@ -184,6 +184,9 @@ if [ "$perturb" = 1 ]; then  # the perturbation tier, library by library (docs/p
   for m in mut02 mut05 mut06_delay; do
     perturb_step "$m" "$k/libtc_kernel_$m.so" caught --rounds 64 --time-budget 120
   done
+  if [ -n "$vllm_marlin" ]; then  # vLLM's kernel with lagging warps (the delay kit): expected clean
+    perturb_step vllm_marlin_delay $k/libtc_vllm_marlin_delay.so clean --rounds 20 --time-budget 120
+  fi
   if [ -n "$ist_marlin" ]; then
     perturb_step ist_marlin_f03 $k/libtc_ist_marlin_f03.so clean --rounds 20 --time-budget 0 --filter "$upstream_filter"
     perturb_step ist_marlin_f03_delay $k/libtc_ist_marlin_f03_delay.so clean --rounds 20 --time-budget 0 --filter "$upstream_filter"

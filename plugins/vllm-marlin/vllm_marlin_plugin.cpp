@@ -14,7 +14,9 @@
 //   1 libtc_vllm_marlin.so              use_fp32_reduce = true (vLLM's default): fp32 partial sums in the
 //                                       workspace's scratch; per-column epilogue RN16(RN16(acc) * s)
 //   0 libtc_vllm_marlin_fp16_reduce.so  use_fp32_reduce = false: fp16 partial sums in C; same epilogue
-// Both declare schedule unknown: vLLM's split of K over blocks (two parts, the first whole columns)
+// With -DTC_DELAY_VARIANTS also libtc_vllm_marlin_delay.so: variant 1 built from the delay kit's copy of
+// the kernel template (TC_VLLM_MARLIN_DELAY; docs/perturb.md), for the perturbation tier.
+// All declare schedule unknown: vLLM's split of K over blocks (two parts, the first whole columns)
 // is not the one reference/schedule.h models.
 #include <cuda_runtime.h>
 
@@ -36,7 +38,11 @@ using namespace tc::vllm_marlin;
 
 constexpr bool kFp32Reduce = TC_VLLM_MARLIN_FP32_REDUCE != 0;
 // The kernel's commit (marlin_template.h); docs/vllm-marlin.md lists every file's.
+#if TC_VLLM_MARLIN_DELAY
+constexpr const char* kVariant = "vllm-bc390b9-fp32-reduce-delay";
+#else
 constexpr const char* kVariant = kFp32Reduce ? "vllm-bc390b9-fp32-reduce" : "vllm-bc390b9-fp16-reduce";
+#endif
 
 tc_status fail(tc_status s, char* message, std::size_t capacity, const char* format, ...)
     __attribute__((format(printf, 4, 5)));
