@@ -5,7 +5,9 @@
 
 DIR holds bench_<K>x<N>_M<M>.txt, each the output of one `tilecheck bench --kernel A --kernel B ...
 --config <grouped> --config <per-column>` (rows come in --kernel order per configuration; a library's
-n/a, FAULT or HANG row stands in its place). Prints a
+n/a, FAULT or HANG row stands in its place), or, for each library on its own choice of tile,
+bench_<K>x<N>_M<M>_g<G>.txt from `--config auto --group G` (G = 128, -1, ...; the rows are then
+"auto g128" or "auto gcol", whatever tile each library took). Prints a
 markdown table: per point and configuration each library's microseconds (median of the rounds) and
 spread (or its n/a / FAULT / HANG), the first library's time over library --ref's (below 1: the first
 is faster; "-" where either has no time), % of the
@@ -21,21 +23,32 @@ import sys
 STATUSES = ("n/a:", "FAULT:", "HANG:")
 
 
-def read_point(path: pathlib.Path, count: int) -> dict:
+def auto_label(group: str) -> str:
+    return "auto gcol" if group == "-1" else f"auto g{group}"
+
+
+def read_point(path: pathlib.Path, count: int, group: str = "") -> dict:
     """{config: [row per library]} of one bench log; a row is {us, spread, copy, cublas}, or
     {status} for a library's n/a, FAULT or HANG row. A FAULT or HANG row without a library (the
     shared process's, before each library is timed alone) and the "each library alone" line are
-    not rows of a library."""
+    not rows of a library. `auto` rows (--config auto) are keyed by the scale group: the file name's
+    `group`, else a timed row's group column."""
     rows = {}
     for line in path.read_text().splitlines():
         words = line.split()
-        if len(words) < 3 or not re.fullmatch(r"m\d+n\d+k\d+g(col|\d+)", words[0]):
+        if len(words) < 3 or not re.fullmatch(r"m\d+n\d+k\d+g(col|\d+)|auto", words[0]):
             continue
-        if len(words) >= 14 and words[2] not in STATUSES:
-            rows.setdefault(words[0], []).append({"us": float(words[8]), "spread": words[9], "copy": words[11],
-                                                  "cublas": words[12]})
+        timed = len(words) >= 14 and words[2] not in STATUSES
+        key = words[0]
+        if key == "auto":
+            if not group and not timed:
+                sys.exit(f"side-by-side: {path}: an untimed auto row needs the group in the file name (_g<G>)")
+            key = auto_label(group or words[5])
+        if timed:
+            rows.setdefault(key, []).append({"us": float(words[8]), "spread": words[9], "copy": words[11],
+                                             "cublas": words[12]})
         elif words[1] not in STATUSES and words[2] in STATUSES:
-            rows.setdefault(words[0], []).append({"status": words[2].rstrip(":")})
+            rows.setdefault(key, []).append({"status": words[2].rstrip(":")})
     for config, found in rows.items():
         if len(found) != count:
             sys.exit(f"side-by-side: {path}: {config} has {len(found)} rows, expected one per label ({count})")
@@ -55,14 +68,15 @@ def main() -> int:
     ref = len(labels) - 1 if args.ref is None else args.ref
     if not 0 < ref < len(labels):
         p.error(f"--ref {ref}: expected 1 .. {len(labels) - 1}")
-    points = []
-    for path in args.dir.glob("bench_*x*_M*.txt"):
-        m = re.fullmatch(r"bench_(\d+)x(\d+)_M(\d+)\.txt", path.name)
+    by_point = {}  # (K, N, M) -> rows of every file of that point
+    for path in sorted(args.dir.glob("bench_*x*_M*.txt")):
+        m = re.fullmatch(r"bench_(\d+)x(\d+)_M(\d+)(?:_g(-1|\d+))?\.txt", path.name)
         if m:
-            points.append((int(m[1]), int(m[2]), int(m[3]), read_point(path, len(labels))))
-    if not points:
-        p.error(f"{args.dir}: no bench_<K>x<N>_M<M>.txt files")
-    points.sort()
+            by_point.setdefault((int(m[1]), int(m[2]), int(m[3])), {}).update(
+                read_point(path, len(labels), m[4] or ""))
+    if not by_point:
+        p.error(f"{args.dir}: no bench_<K>x<N>_M<M>[_g<G>].txt files")
+    points = sorted((k, n, m, rows) for (k, n, m), rows in by_point.items())
     head = " | ".join(f"{name} us (spread)" for name in labels)
     print(f"| K x N | M | config | {head} | {labels[0]} / {labels[ref]} | {labels[0]} %copy | {labels[ref]} %copy | cuBLAS fp16 us |")
     print("|---|---|---|" + "---|" * (len(labels) + 4))
