@@ -7,149 +7,32 @@
 // memory, a cross-block reduction ordered by per-column locks, and per-column scales fetched by
 // the last block (tilecheck/reference/scale_permutation.h).
 //
-// Sections: 1 dequantization  2 kernel arguments  3 the kernel: slice setup, pipeline, main loop,
-// block reduction (thread_block_reduce), global reduction (take_lock, the fp32 partials,
-// release_lock), write-out. The accumulator registers are walked by for_each_accumulator. Compile-time variants and mutants: variants.h; the
-// delay variants' seam (nothing in other builds): delays.cuh.
+// The kernel's phases: slice setup, pipeline, main loop, block reduction (thread_block_reduce), global
+// reduction (take_lock, the fp32 partials, release_lock), write-out. Beside it: dequantization
+// (dequantize.cuh), the launch's arguments (kernel_args.h), the lock wait (lock_wait.cuh), the
+// compile-time loops (static_loops.cuh: for_each_accumulator walks the accumulator registers).
+// Compile-time variants and mutants: variants.h; the delay variants' seam (nothing in other
+// builds): delays.cuh.
 #pragma once
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
 #include <type_traits>
-#include <utility>
 
 #include <cuda_fp16.h>
 
 #include "delays.cuh"
+#include "dequantize.cuh"
+#include "kernel_args.h"
+#include "lock_wait.cuh"
 #include "ptx.cuh"
-#include "tilecheck/kernel/plugin.h"  // tc_contract
+#include "static_loops.cuh"
 #include "tilecheck/kernel/smem_layout.h"
 #include "tilecheck/reference/mma_layout.h"
-#include "tilecheck/reference/scale_permutation.h"
 #include "tilecheck/reference/stripe.h"
 #include "variants.h"
 
 namespace tc::device {
 
-// ---------------------------------------------------------------------------------------------
-// 1. Dequantization: one packed word holds a lane's B fragments of one 16x16 tile (codes of rows
-// r, r+1, r+8, r+9 of n8 blocks 0 and 1). OR-ing a nibble into the mantissa of 1024.0 gives
-// 1024 + q exactly; subtracting 1024 + 8 leaves q - 8, exact in fp16. The nibble in bits 4-7 comes
-// out as 1024 + 16q, so it is scaled by 1/16 and shifted by -(64 + 8), again exactly.
-// ---------------------------------------------------------------------------------------------
-__device__ inline void dequantize_word(std::uint32_t word, std::uint32_t (&block0)[2], std::uint32_t (&block1)[2]) {
-  constexpr std::uint32_t kMagic = 0x64006400;  // 1024.0 in both halves
-  constexpr float kZero = mutant(kMutZeroPointSeven) ? 7.0f : 8.0f;
-  const half2 sub = __float2half2_rn(1024.0f + kZero);
-  const half2 mul = __float2half2_rn(1.0f / 16.0f);
-  const half2 add = __float2half2_rn(-64.0f - kZero);
-  const auto decode = [&](std::uint32_t v, std::uint32_t (&b)[2]) {
-    const half2 low = __hsub2(half2_of(and_or(v, 0x000F000Fu, kMagic)), sub);        // rows r, r+1
-    const half2 high = __hfma2(half2_of(and_or(v, 0x00F000F0u, kMagic)), mul, add);  // rows r+8, r+9
-    b[0] = bits_of(mutant(kMutNibbleSwap) ? high : low);
-    b[1] = bits_of(mutant(kMutNibbleSwap) ? low : high);
-  };
-  decode(word, block0);
-  decode(word >> 8, block1);
-}
-
-// Position of natural column `c` of a tile in the permuted per-column scale row; the mutant reads
-// it with the grouped permutation instead.
-__device__ inline int column_scale_slot(int c) {
-  if constexpr (mutant(kMutWrongColumnPermutation)) return scale_permutation::grouped_position(c);
-  return scale_permutation::per_column_position(c);
-}
-
-// ---------------------------------------------------------------------------------------------
-// 2. Arguments of one launch. `rows` is the number of valid rows (16 * m_blocks * par, or fewer
-// on the tail launch); rows past it are never read (zero-filled) nor written.
-// ---------------------------------------------------------------------------------------------
-struct KernelArgs {
-  const int4* A;
-  const int4* B;
-  const int4* scales;
-  int4* C;
-  float* partials;   // fp32 contract: one tile of fp32 partial sums per thread block
-  int* locks;        // one per column of tiles (n_tiles * par), zero between launches
-  int* trace;        // optional: per block, [count, then (column, k_begin, k_end, idx, count)...]
-  int trace_capacity;
-  int rows;
-  int N;
-  int K;
-  int par;
-  tc_contract contract;
-  // The dump variant (TC_ACC_DUMP) only: for the tile of schedule column `dump_column`, each warp
-  // row's accumulators after every k-tile, then the running sum after every reduction step
-  // (layout: tilecheck/kernel/kernel_api.h, tc_kernel_run_dump).
-  float* dump;
-  int dump_column;
-};
-
-#ifndef TC_ACC_DUMP
-#define TC_ACC_DUMP 0
-#endif
-constexpr bool kAccDump = TC_ACC_DUMP;
-
-// Debug builds (TC_SPIN_BOUND=1): a block that polls a lock this often without progress traps
-// with a message naming the lock, so a lost lock ends the launch instead of hanging the process.
-// Release builds spin without a bound, as upstream Marlin does: on the H200 (CUDA 13.0) the
-// bounded loop's code made slices that follow a non-last slice in the same block compute wrong
-// results (root cause not yet found; docs/kernel-speed-diagnosis.md keeps the history), so it stays
-// a debug-only aid and ctest's TIMEOUT bounds a hang in release.
-#ifndef TC_SPIN_BOUND
-#define TC_SPIN_BOUND 0
-#endif
-#ifndef TC_SPIN_LIMIT
-#define TC_SPIN_LIMIT (1ll << 26)
-#endif
-constexpr long long kSpinLimit = TC_SPIN_LIMIT;
-
-// f(std::integral_constant<int, 0>{}), ..., f(std::integral_constant<int, N - 1>{}): a loop whose
-// index is a compile-time constant in its body.
-template <typename F, int... I>
-__device__ inline void static_for_impl(F& f, std::integer_sequence<int, I...>) {
-  (f(std::integral_constant<int, I>{}), ...);
-}
-template <int N, typename F>
-__device__ inline void static_for(F&& f) {
-  static_for_impl(f, std::make_integer_sequence<int, N>{});
-}
-
-// f(mb, tile, b, i) for every accumulator register of a thread (acc[mb][tile][b][i]), i in steps of
-// STEP (2: the pairs of adjacent columns one row holds); unrolled, so that acc stays in registers.
-template <int M_BLOCKS, int STEP = 1, typename F>
-__device__ __forceinline__ void for_each_accumulator(F&& f) {
-#pragma unroll
-  for (int mb = 0; mb < M_BLOCKS; ++mb)
-#pragma unroll
-    for (int tile = 0; tile < 4; ++tile)
-#pragma unroll
-      for (int b = 0; b < 2; ++b)
-#pragma unroll
-        for (int i = 0; i < 4; i += STEP) f(mb, tile, b, i);
-}
-
-__device__ inline void wait_for_turn(const int* lock, int slice_idx, int column) {
-  if constexpr (TC_SPIN_BOUND) {
-    long long polls = 0;
-    while (load_acquire(lock) != slice_idx) {
-      if (++polls > kSpinLimit) {
-        printf("tilecheck: block %d gave up after %lld polls of lock %d (column %d): it holds %d, "
-               "expected %d; a lock was never released or the workspace was not zeroed\n",
-               int(blockIdx.x), polls, column, column, load_acquire(lock), slice_idx);
-        __trap();
-      }
-      __nanosleep(100);
-    }
-  } else {
-    while (load_acquire(lock) != slice_idx) {
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// 3. The kernel.
-// ---------------------------------------------------------------------------------------------
 template <int M_BLOCKS, int N_BLOCKS, int K_BLOCKS, int GROUP_BLOCKS>
 __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs args) {
   constexpr bool kPerColumn = GROUP_BLOCKS < 0;

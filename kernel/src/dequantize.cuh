@@ -1,0 +1,41 @@
+// The kernel's dequantization of 4-bit codes (marlin_kernel.cuh), and where a column's per-column
+// scale sits in the permuted scale row. Each reads its mutants (variants.h).
+#pragma once
+#include <cstdint>
+
+#include <cuda_fp16.h>
+
+#include "ptx.cuh"
+#include "tilecheck/reference/scale_permutation.h"
+#include "variants.h"
+
+namespace tc::device {
+
+// One packed word holds a lane's B fragments of one 16x16 tile (codes of rows
+// r, r+1, r+8, r+9 of n8 blocks 0 and 1). OR-ing a nibble into the mantissa of 1024.0 gives
+// 1024 + q exactly; subtracting 1024 + 8 leaves q - 8, exact in fp16. The nibble in bits 4-7 comes
+// out as 1024 + 16q, so it is scaled by 1/16 and shifted by -(64 + 8), again exactly.
+__device__ inline void dequantize_word(std::uint32_t word, std::uint32_t (&block0)[2], std::uint32_t (&block1)[2]) {
+  constexpr std::uint32_t kMagic = 0x64006400;  // 1024.0 in both halves
+  constexpr float kZero = mutant(kMutZeroPointSeven) ? 7.0f : 8.0f;
+  const half2 sub = __float2half2_rn(1024.0f + kZero);
+  const half2 mul = __float2half2_rn(1.0f / 16.0f);
+  const half2 add = __float2half2_rn(-64.0f - kZero);
+  const auto decode = [&](std::uint32_t v, std::uint32_t (&b)[2]) {
+    const half2 low = __hsub2(half2_of(and_or(v, 0x000F000Fu, kMagic)), sub);        // rows r, r+1
+    const half2 high = __hfma2(half2_of(and_or(v, 0x00F000F0u, kMagic)), mul, add);  // rows r+8, r+9
+    b[0] = bits_of(mutant(kMutNibbleSwap) ? high : low);
+    b[1] = bits_of(mutant(kMutNibbleSwap) ? low : high);
+  };
+  decode(word, block0);
+  decode(word >> 8, block1);
+}
+
+// Position of natural column `c` of a tile in the permuted per-column scale row; the mutant reads
+// it with the grouped permutation instead.
+__device__ inline int column_scale_slot(int c) {
+  if constexpr (mutant(kMutWrongColumnPermutation)) return scale_permutation::grouped_position(c);
+  return scale_permutation::per_column_position(c);
+}
+
+}  // namespace tc::device
