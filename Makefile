@@ -9,7 +9,8 @@ PREFIX ?= $(HOME)/.local
 
 .PHONY: run test build configure bootstrap venv clean install python python-check
 
-run: build
+run: configure  # only what the main job needs: the CLI and our kernel's library (make test builds the rest)
+	cmake --build --preset $(PRESET) --target tilecheck tc_kernel_upstream
 	$(BUILD)/cli/tilecheck run
 
 test: venv build  # the venv first: the build finds nanobind there and builds the Python package
