@@ -1,5 +1,5 @@
-// `tilecheck compare`: judges the output of any kernel, written to HDF5 (dataset `C`, float16,
-// (M, N), and optionally the guard band, the library's declared numerics and the workspace check, as
+// `tilecheck compare`: judges the output of any kernel, written to HDF5 (dataset `C`, float16, or
+// bf16 for a bf16 case (docs/fixtures-schema.md's bf16 type), (M, N), and optionally the guard band, the library's declared numerics and the workspace check, as
 // `tilecheck tiles --save-output` writes them; format: docs/compare.md), against a golden fixture
 // through the judge chain every workflow uses, and prints the report. Given several outputs
 // (repeated launches), it judges the first and checks that all are bitwise equal (T3). Exit code 0:
@@ -85,10 +85,13 @@ int run(const Options& o) {
   const Shape& shape = f.spec.shape;
   const h5::File first = h5::File::open(o.outputs.front());
   RecordedCell got;
-  read_cell_output(first, got, shape.M, shape.N);
+  const Dtype dtype = f.spec.format.dtype;  // C is read in the case's dtype (bf16 for a bf16 case)
+  read_cell_output(first, got, shape.M, shape.N, dtype);
   std::vector<HalfMatrix> outputs{got.C};
   for (std::size_t i = 1; i < o.outputs.size(); ++i)
-    outputs.push_back(h5::read_half_matrix(h5::File::open(o.outputs[i]), "C", shape.M, shape.N));
+    outputs.push_back(h5::read_half_matrix(h5::File::open(o.outputs[i]), "C",
+                                           dtype == Dtype::bf16 ? h5::Element::bf16 : h5::Element::f16, shape.M,
+                                           shape.N));
   Cell cell;
   cell.case_id = f.spec.id;
   cell.config = config_for(shape, o, first);
@@ -125,7 +128,7 @@ int run(const Options& o) {
 
 Command add_compare(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
-      "compare", "Judge the output of any kernel (HDF5 dataset C, float16, M x N; docs/compare.md) against a "
+      "compare", "Judge the output of any kernel (HDF5 dataset C, float16 or the case's bf16, M x N; docs/compare.md) against a "
                  "golden fixture and print the report. Exit 0 pass, 1 mismatch, 2 bad input");
   auto o = std::make_shared<Options>();
   app->add_option("--fixture", o->fixture, "Golden fixture file (schema v2 or v1), or a catalogue case id")->required();

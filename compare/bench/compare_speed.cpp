@@ -53,7 +53,7 @@ const Data& data() {
     ReferenceOutput ref = reference_gemm(A, w, Contract::fp32, GemmPath::eigen);
     auto out = std::make_unique<Data>();
     out->e = make_expectation(std::move(A), std::move(w), Contract::fp32, std::move(ref), s,
-                            CaseInfo{"speed_m128_n28672_k8192_g128_fp32", "normal", 7, "compare_speed_bench"});
+                            CaseInfo{"speed_m128_n28672_k8192_g128_fp32", "normal", 7, "compare_speed_bench", "fp16-uint4b8"});
     out->passing = out->failing = out->e.ref.expected;
     for (Eigen::Index i = 0; i < out->passing.size(); ++i) {
       const std::uint64_t r = rn.bits(i) % 100;

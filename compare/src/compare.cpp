@@ -117,16 +117,17 @@ void offer(std::vector<Candidate>& worst, const Candidate& cand) {
 }
 
 // T2's sample: passing, got and expected finite, a bounded allowance and no expected NaN.
-bool in_statistics(const ElementJudgement& J, half_bits got, half_bits expected, const Admissible& adm) {
-  return J.verdict == Verdict::pass && is_finite(got) && is_finite(expected) && J.allowance != kUnbounded &&
+bool in_statistics(Dtype d, const ElementJudgement& J, std::uint16_t got, std::uint16_t expected,
+                   const Admissible& adm) {
+  return J.verdict == Verdict::pass && is_finite(d, got) && is_finite(d, expected) && J.allowance != kUnbounded &&
          !adm.nan_expected;
 }
 
-void add_to_statistics(const ElementJudgement& J, half_bits expected, StatisticsSums& sums, double& row_sq) {
+void add_to_statistics(const ElementJudgement& J, std::uint16_t expected, StatisticsSums& sums, double& row_sq) {
   const double d = std::clamp(J.ulp, -1, 1);
   ++sums.n;
   sums.bias += d;
-  sums.toward_zero += sign_bit(expected) ? -d : d;
+  sums.toward_zero += sign_bit(expected) ? -d : d;  // bit 15 in fp16 and bf16 alike
   sums.clipped_sq += d * d;
   const double r = J.ulp / double(std::max(1, J.allowance));
   row_sq += r * r;
@@ -136,9 +137,9 @@ void judge_row(const Expectation& e, const HalfMatrix& got, int i, Comparison& c
   const int N = e.N();
   const int tile_row = e.grid.tile_row_of_row[i];
   for (int j = 0; j < N; ++j) {
-    const half_bits g = got(i, j), x = e.ref.expected(i, j);
+    const std::uint16_t g = got(i, j), x = e.ref.expected(i, j);
     const Admissible adm = e.bounds.at(i, j);
-    const ElementJudgement J = judge_element(g, x, adm);
+    const ElementJudgement J = judge_element(e.dtype, g, x, adm);
     c.verdict(i, j) = static_cast<std::uint8_t>(J.verdict);
     c.mark(i, j) = static_cast<std::uint8_t>(J.mark);
     c.ulp(i, j) = J.ulp;
@@ -155,7 +156,7 @@ void judge_row(const Expectation& e, const HalfMatrix& got, int i, Comparison& c
       const std::int32_t a = std::abs(J.ulp);
       ++p.histogram[histogram_bin(a)];
       t.max_abs_ulp = std::max(t.max_abs_ulp, a);
-      if (in_statistics(J, g, x, adm)) add_to_statistics(J, x, p.sums, row_sq);
+      if (in_statistics(e.dtype, J, g, x, adm)) add_to_statistics(J, x, p.sums, row_sq);
     }
     offer(p.worst, {severity(J.verdict) * 1e12 + std::min(util, 1e11), static_cast<long long>(i) * N + j});
   }

@@ -17,7 +17,6 @@ namespace {
 using I32Matrix = RowMatrix<std::int32_t>;
 using U8Matrix = RowMatrix<std::uint8_t>;
 
-constexpr half_bits kNaNBits = 0x7E00;
 // Bytes per output element over the /elements datasets: verdict, mark, ulp, allowance, got,
 // expected, y_exact, S, E, tile, warp, lane, reg.
 constexpr std::uint64_t kElementBytes = 1 + 1 + 4 + 4 + 2 + 2 + 8 + 8 + 8 + 4 + 1 + 1 + 1;
@@ -115,8 +114,10 @@ void write_elements(const h5::File& f, const Expectation& e, const Comparison& c
   h5::write_chunked_blocks(g, "mark", c.mark, chunks, blocks, kNotStoredUint8);
   h5::write_chunked_blocks(g, "ulp", c.ulp, chunks, blocks, kNotStoredInt32);
   h5::write_chunked_blocks(g, "allowance", c.allowance, chunks, blocks, kNotStoredInt32);
-  h5::write_chunked_half_blocks(g, "got", c.got, chunks, blocks, kNaNBits);
-  h5::write_chunked_half_blocks(g, "expected", e.ref.expected, chunks, blocks, kNaNBits);
+  // got and expected in the case's dtype, tiles not stored reading as its canonical NaN
+  const h5::Element dtype = e.dtype == Dtype::bf16 ? h5::Element::bf16 : h5::Element::f16;
+  h5::write_chunked_half_blocks(g, "got", c.got, chunks, blocks, canonical_nan(e.dtype), dtype);
+  h5::write_chunked_half_blocks(g, "expected", e.ref.expected, chunks, blocks, canonical_nan(e.dtype), dtype);
   h5::write_chunked_blocks(g, "y_exact", e.ref.y_exact, chunks, blocks, nan);
   h5::write_chunked_blocks(g, "S", e.ref.S, chunks, blocks, nan);
   h5::write_chunked_blocks(g, "E", e.bounds.E, chunks, blocks, nan);

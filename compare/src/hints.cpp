@@ -92,6 +92,15 @@ std::vector<Hint> find_hints(const Expectation& e, const Comparison& c) {
   const std::vector<hints::Element> fails = hints::failing_elements(c);
   hints::unwritten(e, c, out);
   hints::guard_and_rows(e, c, fails, out);
+  if (!e.v1_format()) {
+    // The value and input hypotheses below decode fp16 bits and uint4b8 codes; for the other
+    // formats only the placement rules, which read verdicts, speak.
+    hints::slices(e, c, out);
+    hints::block(e, c, out);
+    hints::layout(e, fails, out);
+    hints::tiers(c, out);
+    return out;
+  }
   hints::nonfinite(e, c, fails, out);
   hints::isolated(e, c, fails, out);
   // Causes tested on the inputs first; "whole tiles lost" only when none of them explains the data.

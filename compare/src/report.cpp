@@ -15,7 +15,7 @@ constexpr int kMapWidth = 64;
 constexpr int kMapHeight = 32;
 const std::string kMarkSeverity = ".1bXNUG";
 
-std::string bits(half_bits h) { return format("0x%04x (%.6g)", h, half_to_double(h)); }
+std::string bits(Dtype d, std::uint16_t h) { return format("0x%04x (%.6g)", h, to_double(d, h)); }
 
 std::string ulp_text(std::int32_t ulp) { return ulp == kNotComparable ? "n/a" : format("%+d", ulp); }
 std::string allowance_text(std::int32_t a) { return a == kUnbounded ? "any" : format("%d", a); }
@@ -26,11 +26,11 @@ std::string tier(const TierResult& t) {
   return format("%s %s (%s)", t.title.c_str(), status.c_str(), t.detail.c_str());
 }
 
-std::string interval(const Admissible& a, half_bits expected) {
-  if (nan_only(expected, a)) return "any NaN";
-  if (a.unbounded) return "any value (an fp16 partial sum may overflow)";
-  const half_bits lo = half_from_key(a.key_lo), hi = half_from_key(a.key_hi);
-  return format("[0x%04x, 0x%04x] = [%.6g, %.6g]", lo, hi, half_to_double(lo), half_to_double(hi));
+std::string interval(Dtype d, const Admissible& a, std::uint16_t expected) {
+  if (nan_only(d, expected, a)) return "any NaN";
+  if (a.unbounded) return cat("any value (a partial sum may overflow ", name(d) == "fp16" ? "fp16" : "bf16 or fp32", ")");
+  const std::uint16_t lo = from_key(d, a.key_lo), hi = from_key(d, a.key_hi);
+  return format("[0x%04x, 0x%04x] = [%.6g, %.6g]", lo, hi, to_double(d, lo), to_double(d, hi));
 }
 
 std::string element(const Expectation& e, const Comparison& c, int i, int j) {
@@ -48,11 +48,12 @@ std::string element(const Expectation& e, const Comparison& c, int i, int j) {
   s += format("  mma m16n8k16 accumulator: warp %d, lane %d, register c%d (row %d, col %d in the tile)\n", p.warp,
               p.lane, p.reg, p.row_in_tile, p.col_in_tile);
   const Admissible adm = e.bounds.at(i, j);
-  s += "  expected " + bits(e.ref.expected(i, j)) + ", got " + bits(c.got(i, j)) + ", ULP distance " +
-       ulp_text(c.ulp(i, j)) + "\n";
-  s += "  allowed " + interval(adm, e.ref.expected(i, j)) + " (allowance " + allowance_text(c.allowance(i, j)) + " ULP)\n";
+  s += "  expected " + bits(e.dtype, e.ref.expected(i, j)) + ", got " + bits(e.dtype, c.got(i, j)) +
+       ", ULP distance " + ulp_text(c.ulp(i, j)) + (e.dtype == Dtype::bf16 ? " (bf16)" : "") + "\n";
+  s += "  allowed " + interval(e.dtype, adm, e.ref.expected(i, j)) + " (allowance " + allowance_text(c.allowance(i, j)) +
+       " ULP)\n";
   s += format("  y* = %.9g, S = %.6g, E = %.3g", e.ref.y_exact(i, j), e.ref.S(i, j), e.bounds.E(i, j));
-  if (is_per_column(e.w.group)) s += format(", per-column scale %.6g", half_to_double(e.w.scales(0, j)));
+  if (is_per_column(e.w.group)) s += format(", per-column scale %.6g", to_double(e.dtype, e.w.scales(0, j)));
   return s + "\n";
 }
 
@@ -73,7 +74,7 @@ std::string worst_table(const Expectation& e, const Comparison& c) {
     s += format("%6d %6d  %-9s  %-10s  %-6s  %-5s  0x%04x %-10.5g  0x%04x %.5g\n", i, j,
                 format("(%d,%d)", p.tile_row, p.tile_col).c_str(), std::string(name(Verdict(c.verdict(i, j)))).c_str(),
                 ulp_text(c.ulp(i, j)).c_str(), allowance_text(c.allowance(i, j)).c_str(), e.ref.expected(i, j),
-                half_to_double(e.ref.expected(i, j)), c.got(i, j), half_to_double(c.got(i, j)));
+                to_double(e.dtype, e.ref.expected(i, j)), c.got(i, j), to_double(e.dtype, c.got(i, j)));
   }
   return s;
 }
@@ -131,6 +132,9 @@ std::string report(const Expectation& e, const Comparison& c, const ReportOption
               static_cast<unsigned long long>(e.info.seed), sh.M, sh.N, sh.K, sh.group,
               std::string(name(e.contract)).c_str(), name(e.schedule.config).c_str(), e.schedule.sms, e.grid.rows,
               e.grid.cols);
+  if (!e.v1_format())  // the ULPs, bits and values above and below are this format's dtype's
+    s += "format " + e.format_name() + " (" + std::string(name(e.dtype)) + " values, ULPs of " +
+         std::string(name(e.dtype)) + ")\n";
   if (e.numerics.schedule == ScheduleKind::unknown || e.numerics.numerics != contract_numerics(e.contract)) {
     s += "numerics " + name(e.numerics.numerics);
     s += e.numerics.schedule == ScheduleKind::unknown

@@ -16,7 +16,7 @@ int max_slices_for(int K, int min_tile_k) {
 }
 
 OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matrix& S,
-                                        const HalfMatrix& scales, const Numerics& numerics,
+                                        const HalfMatrix& scales, Dtype dtype, const Numerics& numerics,
                                         const Shape& shape, int max_slices) {
   require_boundable(numerics);
   require(max_slices >= 1, "max_slices=", max_slices, " must be at least 1 (1: K is not split)");
@@ -31,17 +31,19 @@ OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matri
   b.key_hi.resize(M, N);
   b.flags.resize(M, N);
   b.E.resize(M, N);
-  // With fp16 partials every combination but the last is stored in fp16; with one slice nothing is
-  // stored. Each stored partial is charged the whole S: the largest it can be.
-  const bool fp16_partials = numerics.partials == Partials::fp16 && max_slices > 1;
+  // With partials in the dtype every combination but the last is stored in it; with one slice
+  // nothing is stored. Each stored partial is charged the whole S: the largest it can be.
+  const bool dtype_partials = numerics.partials == Partials::fp16 && max_slices > 1;
+  const double overflow = overflow_threshold(dtype);
   std::vector<double> partial_S;
   for (int i = 0; i < M; ++i) {
     for (int j = 0; j < N; ++j) {
-      if (fp16_partials) partial_S.assign(max_slices - 1, S(i, j));
-      const double E = error_bound(S(i, j), K, max_slices - 1, partial_S);
-      Admissible adm = admissible_output(y_exact(i, j), E, scales(0, j), shape.group, numerics.epilogue);
-      // A stored partial's value is at most S + E: an fp16 overflow is possible from 65520 on.
-      if (fp16_partials && S(i, j) + E >= kHalfOverflow) adm.unbounded = true;
+      if (dtype_partials) partial_S.assign(max_slices - 1, S(i, j));
+      const double E = error_bound(dtype, S(i, j), K, max_slices - 1, partial_S);
+      Admissible adm = admissible_output(dtype, y_exact(i, j), E, scales(0, j), shape.group, numerics.epilogue);
+      // A stored partial's value is at most S + E: it may overflow from the dtype's threshold on.
+      if (dtype_partials && S(i, j) + E >= overflow) adm.unbounded = true;
+      if (accumulator_may_overflow(dtype, S(i, j), E)) adm.unbounded = true;
       b.key_lo(i, j) = adm.key_lo;
       b.key_hi(i, j) = adm.key_hi;
       b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));
@@ -49,6 +51,12 @@ OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matri
     }
   }
   return b;
+}
+
+OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matrix& S,
+                                        const HalfMatrix& scales, const Numerics& numerics,
+                                        const Shape& shape, int max_slices) {
+  return output_bounds_any_schedule(y_exact, S, scales, Dtype::fp16, numerics, shape, max_slices);
 }
 
 OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matrix& S,

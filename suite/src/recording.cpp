@@ -57,8 +57,8 @@ void write_cell_output(const h5::Node& g, const RecordedCell& c) {
   if (!c.workspace.empty()) h5::write_string_attribute(g, "workspace", c.workspace);
 }
 
-void read_cell_output(const h5::Node& g, RecordedCell& c, int M, int N) {
-  c.C = h5::read_half_matrix(g, "C", M, N);
+void read_cell_output(const h5::Node& g, RecordedCell& c, int M, int N, Dtype dtype) {
+  c.C = h5::read_half_matrix(g, "C", dtype == Dtype::bf16 ? h5::Element::bf16 : h5::Element::f16, M, N);
   if (h5::has_attribute(g, "guard_cells")) {
     c.guard.cells = h5::read_int_attribute(g, "guard_cells");
     const RowMatrix<std::int32_t> written = h5::read_matrix<std::int32_t>(g, "guard_written", -1, 3);

@@ -41,28 +41,39 @@ TEST(FixtureExpectation, ExpectedOutputOfEveryDistributionPasses) {
   }
 }
 
-// A case of a schema v2 format (bf16, zero points, 8-bit codes, act-order) is refused by name,
-// whichever overload builds the expectation: its bounds do not exist yet, and judging bf16 bits as
-// fp16 would pass or fail at random.
-TEST(FixtureExpectation, OtherFormatsAreRefusedNamingTheFormat) {
-  for (const char* format : {"bf16-uint4b8", "fp16-uint4", "fp16-uint8b128", "fp16-uint4b8-actrandom"}) {
-    const CaseSpec spec{"format_test", Shape{16, 256, 256, 64}, Contract::marlin, Distribution::normal, 5,
-                        parse_format(format)};
-    const Fixture f = make_fixture(spec);
-    const Schedule schedule = make_schedule(spec.shape, choose_config(spec.shape), 3);
-    const auto expect_refused = [&](const std::function<void()>& build) {
-      try {
-        build();
-        ADD_FAILURE() << format << ": judged";
-      } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find(cat("format ", format, ": tilecheck judges fp16-uint4b8")),
-                  std::string::npos)
-            << e.what();
+// A case of a schema v2 format (bf16, zero points, 8-bit codes, act-order) is judged in its dtype
+// through every overload: its own expected output passes, another contract's epilogue is recomputed
+// by the format reference, and what cannot be bounded (an fp16 accumulator) is refused naming the
+// format and the reason.
+TEST(FixtureExpectation, OtherFormatsAreJudgedInTheirDtype) {
+  for (const char* format : {"bf16-uint4b8", "fp16-uint4", "bf16-uint8b128", "fp16-uint4b8-actrandom"}) {
+    for (int group : {64, -1}) {
+      if (group < 0 && std::string(format).find("act") != std::string::npos) continue;  // act-order is grouped
+      const CaseSpec spec{"format_test", Shape{16, 256, 256, group}, Contract::marlin, Distribution::normal, 5,
+                          parse_format(format)};
+      const Fixture f = make_fixture(spec);
+      const Schedule schedule = make_schedule(spec.shape, choose_config(spec.shape), 3);
+      for (const Expectation& e : {make_expectation(f, schedule), make_expectation(f, Contract::fp32, schedule),
+                                   make_expectation(f, Contract::marlin, KernelNumerics{}, schedule)}) {
+        EXPECT_EQ(e.dtype, f.spec.format.dtype) << format;
+        EXPECT_EQ(e.format_name(), format);
+        const Comparison c = compare(e, e.ref.expected);
+        EXPECT_TRUE(c.passed()) << format << " group " << group << "\n" << report(e, c);
       }
-    };
-    expect_refused([&] { make_expectation(f, schedule); });
-    expect_refused([&] { make_expectation(f, Contract::fp32, schedule); });
-    expect_refused([&] { make_expectation(f, Contract::marlin, KernelNumerics{}, schedule); });
+      // KernelNumerics{}: scale-then-round, the fp32 contract's epilogue, where the case is marlin's.
+      const Expectation declared = make_expectation(f, Contract::marlin, KernelNumerics{}, schedule);
+      const ReferenceOutput ref = format_reference_gemm(f.A, format_weights(f), Epilogue::scale_then_round);
+      EXPECT_EQ(declared.ref.expected, ref.expected) << format;
+      KernelNumerics fp16_accumulator;
+      fp16_accumulator.numerics.accumulator = Accumulator::fp16;
+      try {
+        make_expectation(f, Contract::marlin, fp16_accumulator, schedule);
+        ADD_FAILURE() << format << ": an fp16 accumulator was judged";
+      } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find(cat("format ", format, ": ")), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("accumulator fp16"), std::string::npos) << e.what();
+      }
+    }
   }
 }
 

@@ -61,7 +61,7 @@ std::string name(const Problem& p) {
 void PrintTo(const Problem& p, std::ostream* out) { *out << name(p); }
 
 Expectation synthetic_expectation(const Problem& p) {
-  CaseInfo info{name(p), p.distribution, p.seed, "synthetic (tests/compare)"};
+  CaseInfo info{name(p), p.distribution, p.seed, "synthetic (tests/compare)", "fp16-uint4b8"};
   return make_expectation(inputs_a(p), inputs_w(p), p.contract, make_schedule(p.shape, p.config, p.sms), info);
 }
 

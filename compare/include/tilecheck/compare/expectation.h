@@ -15,6 +15,7 @@
 #include "tilecheck/reference/numerics.h"
 #include "tilecheck/reference/quantize.h"
 #include "tilecheck/reference/schedule.h"
+#include "tilecheck/reference/weight_format.h"
 #include "tilecheck/compare/tiles.h"
 
 namespace tc {
@@ -27,6 +28,7 @@ struct CaseInfo {
   std::string distribution;  // "exact", "slices", "ties", "extremes" turn on T0 (bitwise equality)
   std::uint64_t seed = 0;
   std::string provenance;    // free text: fixture path and generator version, or "synthetic"
+  std::string format;        // "bf16-uint4-actrandom" (tc::FixtureFormat); empty: fp16-uint4b8
 };
 
 struct Expectation {
@@ -35,14 +37,19 @@ struct Expectation {
   KernelNumerics numerics;             // what the bounds assume: contract_default(contract) unless declared
   int max_slices = 0;                  // unknown schedule: the most slices the bounds allow; 0 under the model
   Schedule schedule;
-  HalfMatrix A;           // (M, K) fp16: hints test hypotheses (a dropped k-chunk) on the inputs
-  QuantizedWeights w;     // codes (K, N), scales (G, N)
-  ReferenceOutput ref;    // y_exact, S, expected: (M, N)
+  Dtype dtype = Dtype::fp16;  // of A, the scales, the expected output and the output judged
+  HalfMatrix A;           // (M, K) dtype bits: hints test hypotheses (a dropped k-chunk) on the inputs
+  QuantizedWeights w;     // codes (K, N), scales (G, N) in dtype bits; fp16-uint4b8 codes unless `format` says
+  ReferenceOutput ref;    // y_exact, S, expected (dtype bits): (M, N)
   OutputBounds bounds;    // (M, N)
   TileGrid grid;
   const Shape& shape() const { return schedule.shape; }
   int M() const { return schedule.shape.M; }
   int N() const { return schedule.shape.N; }
+  // fp16 activations and uint4b8 codes without act-order: what the hints' input hypotheses (code
+  // maps, scale groups, dropped k-chunks) and the exact families (T0) are built for.
+  bool v1_format() const { return info.format.empty() || info.format == "fp16-uint4b8"; }
+  std::string format_name() const { return info.format.empty() ? "fp16-uint4b8" : info.format; }
   // T0 applies to exact cases whose exactness survives the numerics (exact_under): fp16 partials
   // cannot hold every partial sum of the fp32 contract's exact cases. A `slices` case keeps exact the
   // partial sums a striped (contiguous) reduction stores; fp16 ones are exact in no other order, so
@@ -76,7 +83,10 @@ Expectation make_expectation(const Fixture& f, Schedule schedule, const std::str
 Expectation make_expectation(const Fixture& f, Contract contract, Schedule schedule, const std::string& source = {});
 // The fixture's case under `contract` judged with a kernel's declared numerics: the stored reference
 // when its expected output is the one the numerics' epilogue gives (the same epilogue, or grouped
-// scales, where both epilogues are one rounding), otherwise the reference recomputed.
+// scales, where both epilogues are one rounding), otherwise the reference recomputed. Every format
+// of schema v2 (bf16, zero points, 8-bit codes, act-order) is judged in its dtype with the bounds of
+// docs/numerics.md ("Bounds for the served formats"); these three are the only entry points that
+// take one.
 Expectation make_expectation(const Fixture& f, Contract contract, const KernelNumerics& numerics, Schedule schedule,
                              const std::string& source = {});
 

@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "tilecheck/reference/bound.h"
+#include "tilecheck/reference/dtype.h"
 #include "tilecheck/reference/fp16.h"
 #include "tilecheck/compare/poison.h"
 
@@ -32,46 +33,59 @@ char symbol(Mark m);
 
 // ULP distances are signed: key(got) - key(expected), positive when got is larger.
 // kNotComparable: exactly one of the two is NaN, or one is Inf and the other finite (Inf is one key
-// past 65504, but never "one ULP" off).
+// past the largest finite value, but never "one ULP" off).
 constexpr std::int32_t kNotComparable = std::numeric_limits<std::int32_t>::min();
 // The allowance of an element whose every result is admissible (an fp16 partial sum may overflow).
 constexpr std::int32_t kUnbounded = -1;
 
 // The per-element rules are inline: the comparator applies them to every element of large outputs.
-inline std::int32_t signed_ulp(half_bits got, half_bits expected) {
-  if (is_nan(got) || is_nan(expected)) return is_nan(got) && is_nan(expected) ? 0 : kNotComparable;
-  if (is_inf(got) != is_inf(expected)) return kNotComparable;
-  return half_key(got) - half_key(expected);
+// Each reads the output bits in the case's dtype (tilecheck/reference/dtype.h): bf16's NaN, Inf,
+// subnormals and ordering are not fp16's. The overloads without a dtype are fp16's.
+
+// Whether `bits` is the never-written sentinel of the dtype (poison.h).
+inline bool is_unwritten(Dtype d, std::uint16_t bits) { return bits == poison(d); }
+
+inline std::int32_t signed_ulp(Dtype d, std::uint16_t got, std::uint16_t expected) {
+  if (is_nan(d, got) || is_nan(d, expected)) return is_nan(d, got) && is_nan(d, expected) ? 0 : kNotComparable;
+  if (is_inf(d, got) != is_inf(d, expected)) return kNotComparable;
+  return key(d, got) - key(d, expected);
 }
+inline std::int32_t signed_ulp(half_bits got, half_bits expected) { return signed_ulp(Dtype::fp16, got, expected); }
 
 // Whether only a NaN is admissible. Where y* is NaN (a NaN input, Inf * 0, or +Inf and -Inf among the
 // products: adm.nan_expected) every summation order gives NaN, so a partial sum that may overflow
 // (adm.unbounded) changes nothing; and a NaN expected value is never met by a number unless the
 // admissible set itself reaches a NaN epilogue (unbounded: an fp16 sum at the overflow edge times a
 // zero per-column scale, which a correct kernel may also round to 65504 * 0 = 0).
-inline bool nan_only(half_bits expected, const Admissible& adm) {
-  return adm.nan_expected || (is_nan(expected) && !adm.unbounded);
+inline bool nan_only(Dtype d, std::uint16_t expected, const Admissible& adm) {
+  return adm.nan_expected || (is_nan(d, expected) && !adm.unbounded);
 }
+inline bool nan_only(half_bits expected, const Admissible& adm) { return nan_only(Dtype::fp16, expected, adm); }
 
 // How far from `expected`, in ULPs, the admissible range reaches on the side where got lies (the
 // farther side when got equals expected or is NaN), so |ulp| <= allowance exactly when a comparable
 // got is admissible. 0 for an expected NaN, kUnbounded when everything is admissible.
-inline std::int32_t allowance_ulps(half_bits got, half_bits expected, const Admissible& adm) {
-  if (nan_only(expected, adm)) return 0;
+inline std::int32_t allowance_ulps(Dtype d, std::uint16_t got, std::uint16_t expected, const Admissible& adm) {
+  if (nan_only(d, expected, adm)) return 0;
   if (adm.unbounded) return kUnbounded;
-  if (is_nan(expected)) return 0;
-  const std::int32_t k = half_key(expected);
+  if (is_nan(d, expected)) return 0;
+  const std::int32_t k = key(d, expected);
   const std::int32_t up = adm.key_hi - k > 0 ? adm.key_hi - k : 0;
   const std::int32_t down = k - adm.key_lo > 0 ? k - adm.key_lo : 0;
-  const std::int32_t g = is_nan(got) ? k : half_key(got);
+  const std::int32_t g = is_nan(d, got) ? k : key(d, got);
   return g > k ? up : g < k ? down : (up > down ? up : down);
 }
+inline std::int32_t allowance_ulps(half_bits got, half_bits expected, const Admissible& adm) {
+  return allowance_ulps(Dtype::fp16, got, expected, adm);
+}
 
-// T0's rule: bitwise equal, except that +0 equals -0 and an expected NaN accepts any NaN.
-inline bool exact_match(half_bits got, half_bits expected) {
-  if (is_nan(expected)) return is_nan(got);
+// T0's rule: bitwise equal, except that +0 equals -0 and an expected NaN accepts any NaN (both
+// encodings keep the sign in bit 15).
+inline bool exact_match(Dtype d, std::uint16_t got, std::uint16_t expected) {
+  if (is_nan(d, expected)) return is_nan(d, got);
   return got == expected || ((got | expected) & 0x7FFF) == 0;  // the second: +0 and -0
 }
+inline bool exact_match(half_bits got, half_bits expected) { return exact_match(Dtype::fp16, got, expected); }
 
 struct ElementJudgement {
   Verdict verdict = Verdict::pass;
@@ -80,19 +94,19 @@ struct ElementJudgement {
   std::int32_t allowance = 0;  // allowance_ulps(got, expected, adm)
 };
 
-inline ElementJudgement judge_element(half_bits got, half_bits expected, const Admissible& adm) {
+inline ElementJudgement judge_element(Dtype d, std::uint16_t got, std::uint16_t expected, const Admissible& adm) {
   ElementJudgement j;
-  j.ulp = signed_ulp(got, expected);
-  j.allowance = allowance_ulps(got, expected, adm);
-  if (got == kPoison) {
+  j.ulp = signed_ulp(d, got, expected);
+  j.allowance = allowance_ulps(d, got, expected, adm);
+  if (is_unwritten(d, got)) {
     j.verdict = Verdict::unwritten;
     j.mark = Mark::unwritten;
-  } else if (nan_only(expected, adm) ? is_nan(got) : admits(adm, got)) {
+  } else if (nan_only(d, expected, adm) ? is_nan(d, got) : admits(d, adm, got)) {
     j.verdict = Verdict::pass;
-    j.mark = exact_match(got, expected) ? Mark::exact
+    j.mark = exact_match(d, got, expected) ? Mark::exact
              : (j.ulp == 1 || j.ulp == -1) ? Mark::one_ulp
                                            : Mark::within_bound;
-  } else if (!is_finite(got)) {
+  } else if (!is_finite(d, got)) {
     j.verdict = Verdict::nonfinite;
     j.mark = Mark::nonfinite;
   } else {
@@ -100,6 +114,9 @@ inline ElementJudgement judge_element(half_bits got, half_bits expected, const A
     j.mark = Mark::fail;
   }
   return j;
+}
+inline ElementJudgement judge_element(half_bits got, half_bits expected, const Admissible& adm) {
+  return judge_element(Dtype::fp16, got, expected, adm);
 }
 
 // |ulp| / max(1, allowance): at most 1 inside the bound, above 1 outside it, except that an allowance

@@ -1,11 +1,13 @@
-// Error bounds: for each output element, the set of fp16 results a correct kernel may produce under
-// its numerics (tilecheck/reference/numerics.h) and a schedule (derivation: docs/numerics.md).
+// Error bounds: for each output element, the set of results, in the case's dtype (fp16 or bf16), a
+// correct kernel may produce under its numerics (tilecheck/reference/numerics.h) and a schedule
+// (derivation: docs/numerics.md, "Bounds for the served formats" for bf16 and the other codes).
 //
 //   E = gamma_{K + P}(2^-23) * S                      fp32 accumulation, modelled as truncation; P
 //                                                     cross-block additions (P = slice_count - 1)
-//     + sum_j (u16 * (1 + gamma) * S_j + 2^-25)         fp16 partials only: the P fp16 roundings
-//                                                     of partial sums, S_j the magnitude sum of the
-//                                                     j-th stored partial
+//     + (2K + P) * 2^-149 * (1 + gamma)               bf16 only: fp32 underflow of its tiny products
+//     + sum_j (u_t * (S_j + E_{j-1}) + 2^-25 | 2^-134)  partials in the dtype t (Partials::fp16: C's
+//                                                     type) only: the P roundings of partial sums,
+//                                                     S_j the magnitude sum of the j-th stored partial
 // The output passes iff it is a possible rounding, under the epilogue, of some value in
 // [y* - E, y* + E]. Rounding is monotone, so that set is a range of ordered keys [key_lo, key_hi].
 // E depends only on the partial-sum precision, the admissible set around it only on the epilogue
@@ -15,6 +17,8 @@
 #include <vector>
 
 #include "tilecheck/reference/contract.h"
+#include "tilecheck/reference/dtype.h"
+#include "tilecheck/reference/format_gemm.h"
 #include "tilecheck/reference/fp16.h"
 #include "tilecheck/reference/matrix.h"
 #include "tilecheck/reference/numerics.h"
@@ -24,26 +28,35 @@
 namespace tc {
 
 constexpr double kAccumulatorUnit = 1.0 / 8388608.0;  // 2^-23: fp32 accumulation with truncation
+constexpr double kAccumulatorUnderflow = 0x1p-149;    // fp32's subnormal spacing: the absolute error
+                                                      // of one product or addition below 2^-126
+constexpr double kFp32Max = 0x1.fffffep127;           // an fp32 sum this large may become +-Inf
 
 double gamma(int n, double u);  // n*u / (1 - n*u); +Inf when n*u >= 1
 
 struct Admissible {
-  std::int32_t key_lo = 0;  // ordered keys (tc::half_key); +-Inf are +-31744
+  std::int32_t key_lo = 0;  // ordered keys of the dtype (tc::key); fp16's +-Inf are +-31744
   std::int32_t key_hi = 0;
   bool nan_expected = false;  // y* is NaN: any NaN passes, nothing else does
-  bool unbounded = false;     // an fp16 partial sum may overflow: every result is admissible
+  bool unbounded = false;     // a partial sum may overflow: every result is admissible
 };
 
-bool admits(const Admissible& a, half_bits got);
+bool admits(Dtype d, const Admissible& a, std::uint16_t got);
+bool admits(const Admissible& a, half_bits got);  // fp16
 
 // The admissible set for an accumulator known to lie in [y - E, y + E] (E >= 0), through the
-// epilogue (`scale` is used for per-column groups only).
-Admissible admissible_output(double y, double E, half_bits scale, int group, Epilogue epilogue);
+// epilogue in the dtype (`scale`, bits of the dtype, is used for per-column groups only).
+Admissible admissible_output(Dtype d, double y, double E, std::uint16_t scale, int group, Epilogue epilogue);
+Admissible admissible_output(double y, double E, half_bits scale, int group, Epilogue epilogue);  // fp16
 Admissible admissible_output(double y, double E, half_bits scale, int group, Contract contract);
 
 // The error bound E for one element: S its magnitude sum, K the depth, partial_S the magnitude sums
-// of the fp16 partial sums stored along the way (empty for the fp32 contract or one slice).
-double error_bound(double S, int K, int cross_block_adds, const std::vector<double>& partial_S);
+// of the partial sums stored in the dtype along the way (empty for fp32 partials or one slice).
+double error_bound(Dtype d, double S, int K, int cross_block_adds, const std::vector<double>& partial_S);
+double error_bound(double S, int K, int cross_block_adds, const std::vector<double>& partial_S);  // fp16
+// Whether the fp32 accumulator itself may reach +-Inf: never from fp16 inputs (|a * w^| < 2^32),
+// from bf16's wherever S + E reaches fp32's largest value. Such elements are unbounded.
+bool accumulator_may_overflow(Dtype d, double S, double E);
 
 // Above this many multiply-adds (M * N * K) stored fp16 partials are each charged
 // the element's whole S rather than their own magnitude (docs/numerics.md).
@@ -68,6 +81,12 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
 OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const F64Matrix& y_exact,
                            const F64Matrix& S, Contract contract, const Schedule& schedule,
                            double precise_partial_work = kPrecisePartialWork);
+// The same for any served format: A (M, K) holds bits of w.dtype; `kernel_order` is the order in
+// which the kernel walks K (act-order's perm: its row i is row kernel_order[i] of the codes and
+// column kernel_order[i] of A; empty: 0 .. K-1), which decides what a stored partial sums.
+OutputBounds output_bounds(const HalfMatrix& A, const FormatWeights& w, const std::vector<int>& kernel_order,
+                           const F64Matrix& y_exact, const F64Matrix& S, const Numerics& numerics,
+                           const Schedule& schedule, double precise_partial_work = kPrecisePartialWork);
 
 // Bounds that hold for ANY split of K into at most max_slices slices (contiguous k-ranges) and any
 // order of combining them, for kernels whose schedule tilecheck does not model (docs/numerics.md,
@@ -76,8 +95,11 @@ OutputBounds output_bounds(const HalfMatrix& A, const QuantizedWeights& w, const
 // the products, so its exact magnitude is at most S whatever its k-range). No A or w^: only the
 // scales, which the per-column epilogue multiplies by (row 0 used). scales: (G, N).
 OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matrix& S,
-                                        const HalfMatrix& scales, const Numerics& numerics,
+                                        const HalfMatrix& scales, Dtype dtype, const Numerics& numerics,
                                         const Shape& shape, int max_slices);
+OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matrix& S,
+                                        const HalfMatrix& scales, const Numerics& numerics,
+                                        const Shape& shape, int max_slices);  // fp16
 OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matrix& S,
                                         const HalfMatrix& scales, Contract contract,
                                         const Shape& shape, int max_slices);

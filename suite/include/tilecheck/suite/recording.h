@@ -8,6 +8,7 @@
 
 #include "tilecheck/compare/compare.h"
 #include "tilecheck/fixtures/h5.h"
+#include "tilecheck/reference/weight_format.h"
 #include "tilecheck/suite/cells.h"
 
 namespace tc {
@@ -37,7 +38,8 @@ Recording read_recording(const std::string& path);  // throws naming the file an
 // (attributes, when there are any). The cell's identity (case, config, ...) is not part of it.
 void write_cell_output(const h5::Node& node, const RecordedCell& c);
 // C, and what else `node` holds: the guard band (none when guard_cells is absent), the declaration,
-// the workspace finding. M and N, when positive, are the shape C must have.
-void read_cell_output(const h5::Node& node, RecordedCell& c, int M = -1, int N = -1);
+// the workspace finding. M and N, when positive, are the shape C must have; `dtype` the element type C
+// must have (a bf16 case's output is bf16; the other 2-byte type is refused, never converted).
+void read_cell_output(const h5::Node& node, RecordedCell& c, int M = -1, int N = -1, Dtype dtype = Dtype::fp16);
 
 }  // namespace tc
