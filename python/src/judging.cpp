@@ -31,8 +31,9 @@ Cellwise cell_for(const Case& c, const JudgeOptions& o) {
   return w;
 }
 
-// The package hands out fp16 arrays and judges through bounds that exist for schema v1's format only
-// (make_expectation refuses the others): a bf16 case read as float16 would be wrong numbers.
+// The package hands out fp16 arrays and 4-bit codes: schema v2's other formats (bf16, zero points,
+// 8-bit codes, act-order), which the comparator judges, are not exposed to Python yet, and a bf16
+// case read as float16 would be wrong numbers.
 void require_v1(const CaseSpec& spec) {
   require(is_v1_format(spec.format), "case ", spec.id, " has format ", name(spec.format),
           ": the Python package reads fp16-uint4b8 cases without act-order only so far");
