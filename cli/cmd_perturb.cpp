@@ -162,7 +162,7 @@ Command add_perturb(CLI::App& parent) {
       "traffic, sleeps; launched before or after; stream priorities), drawn from a seed; reports per cell how "
       "often it failed (GPU)");
   auto o = std::make_shared<PerturbCliOptions>();
-  app->add_option("--kernel", o->kernel, "Kernel plugin library (tilecheck/kernel/plugin.h)")
+  app->add_option("--kernel", o->kernel, "Kernel plugin library (tilecheck/plugin/plugin.h)")
       ->default_str(kDefaultKernelHelp);
   o->data.add_to(app);
   app->add_option("--matrix", o->matrix,

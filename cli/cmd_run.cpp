@@ -295,7 +295,7 @@ Command add_run(CLI::App& parent) {
       "Main job: the catalogue x configurations x grid sizes through a kernel plugin on the GPU, judged "
       "against the golden fixtures; without a GPU, a committed recording of real outputs judged the same way");
   auto o = std::make_shared<RunOptions>();
-  app->add_option("--kernel", o->kernel, "Kernel plugin library (tilecheck/kernel/plugin.h)")->default_str(kDefaultKernelHelp);
+  app->add_option("--kernel", o->kernel, "Kernel plugin library (tilecheck/plugin/plugin.h)")->default_str(kDefaultKernelHelp);
   o->data.add_to(app);
   app->add_option("--filter", o->filter, "Only cells whose name matches this regex, e.g. 'm2n16k4g8_.*_sms7$'");
   app->add_option("--json", o->json,

@@ -2,7 +2,7 @@
 // input (the same file, also through a symbolic or hard link), two outputs may not be one file,
 // an output file's directory must exist and be writable, an output directory must be a
 // directory (or creatable) in a writable place. A violation is tc::Error (exit 2) naming both
-// options and the path. The writes themselves are atomic (tilecheck/fixtures/atomic_write.h).
+// options and the path. The writes themselves are atomic (tilecheck/core/atomic_write.h).
 #pragma once
 #include <string>
 #include <vector>

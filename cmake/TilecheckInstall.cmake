@@ -3,7 +3,7 @@
 #   bin/tilecheck                        the CLI (also the worker its kernels run in)
 #   lib/tilecheck/libtc_kernel_*.so      our kernel plugin libraries
 #   share/tilecheck/fixtures/            catalogue.txt, MANIFEST.json, golden/, recordings/
-#   include/tilecheck/kernel/plugin.h    the plugin ABI, for other projects' kernels
+#   include/tilecheck/plugin/plugin.h    the plugin ABI, for other projects' kernels
 #   lib/cmake/tilecheck/                 find_package(tilecheck): tilecheck::plugin_abi, tilecheck::tilecheck
 # The paths are fixed (not GNUInstallDirs' lib64 or multiarch names): the binary looks for
 # <bin>/../lib/tilecheck and <bin>/../share/tilecheck.
@@ -21,12 +21,7 @@ tc_link_in_build_tree(${PROJECT_SOURCE_DIR}/fixtures ${CMAKE_BINARY_DIR}/share/t
 tc_link_in_build_tree(${CMAKE_BINARY_DIR}/fixtures/generated ${CMAKE_BINARY_DIR}/share/tilecheck/generated)
 tc_link_in_build_tree(${TC_KERNEL_DIR} ${CMAKE_BINARY_DIR}/lib/tilecheck)
 
-# The plugin ABI as a target: plain C, one header, nothing to link.
-add_library(tc_plugin_abi INTERFACE)
-target_include_directories(tc_plugin_abi INTERFACE $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/kernel/include>
-                                                   $<INSTALL_INTERFACE:include>)
-set_target_properties(tc_plugin_abi PROPERTIES EXPORT_NAME plugin_abi)
-add_library(tilecheck::plugin_abi ALIAS tc_plugin_abi)
+# The plugin ABI's target, tc_plugin_abi (plugin/CMakeLists.txt), installed as tilecheck::plugin_abi.
 
 # Installed binaries keep the CUDA toolkit's library directory in their run path (it is rarely on
 # the loader's path), never a directory of the build tree.
@@ -44,7 +39,7 @@ set_target_properties(tilecheck ${tc_installed_kernels} PROPERTIES INSTALL_RPATH
 install(TARGETS tilecheck EXPORT tilecheckTargets RUNTIME DESTINATION bin)
 install(TARGETS ${tc_installed_kernels} LIBRARY DESTINATION lib/tilecheck)
 install(TARGETS tc_plugin_abi EXPORT tilecheckTargets)
-install(FILES ${PROJECT_SOURCE_DIR}/kernel/include/tilecheck/kernel/plugin.h DESTINATION include/tilecheck/kernel)
+install(FILES ${PROJECT_SOURCE_DIR}/plugin/include/tilecheck/plugin/plugin.h DESTINATION include/tilecheck/plugin)
 install(FILES ${PROJECT_SOURCE_DIR}/fixtures/catalogue.txt ${PROJECT_SOURCE_DIR}/fixtures/MANIFEST.json
         DESTINATION share/tilecheck/fixtures)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/fixtures/golden ${PROJECT_SOURCE_DIR}/fixtures/recordings

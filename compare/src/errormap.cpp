@@ -5,11 +5,11 @@
 #include <limits>
 #include <set>
 
-#include "tilecheck/core/error.h"
-#include "tilecheck/fixtures/fixture.h"
-#include "tilecheck/fixtures/h5.h"
-#include "tilecheck/fixtures/h5_chunked.h"
 #include "tilecheck/compare/report.h"
+#include "tilecheck/core/error.h"
+#include "tilecheck/core/h5.h"
+#include "tilecheck/core/h5_chunked.h"
+#include "tilecheck/fixtures/fixture.h"
 
 namespace tc {
 namespace {

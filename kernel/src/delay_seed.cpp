@@ -5,7 +5,7 @@
 
 #include <cstdio>
 
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 
 namespace tc::kernel {
 

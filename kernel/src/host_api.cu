@@ -1,4 +1,4 @@
-// The kernel's host API, exported through the plugin C ABI (tilecheck/kernel/plugin.h). Reads top to
+// The kernel's host API, exported through the plugin C ABI (tilecheck/plugin/plugin.h). Reads top to
 // bottom: check every precondition -> resolve the configuration -> check the workspace -> plan the
 // launches (reference/'s schedule model) -> launch each -> check the launch error.
 #include <cstdarg>
@@ -10,10 +10,10 @@
 #include <cuda_runtime.h>
 
 #include "kernel_table.h"
-#include "tilecheck/kernel/configs.h"
-#include "tilecheck/kernel/kernel_api.h"
-#include "tilecheck/kernel/plugin.h"
 #include "tilecheck/core/error.h"
+#include "tilecheck/kernel/configs.h"
+#include "tilecheck/plugin/debug_entry_points.h"
+#include "tilecheck/plugin/plugin.h"
 #include "tilecheck/reference/schedule.h"
 
 #ifndef TC_VARIANT_NAME

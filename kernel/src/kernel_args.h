@@ -3,7 +3,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include "tilecheck/kernel/plugin.h"  // tc_contract
+#include "tilecheck/plugin/plugin.h"  // tc_contract
 
 namespace tc::device {
 
@@ -25,7 +25,7 @@ struct KernelArgs {
   tc_contract contract;
   // The dump variant (TC_ACC_DUMP) only: for the tile of schedule column `dump_column`, each warp
   // row's accumulators after every k-tile, then the running sum after every reduction step
-  // (layout: tilecheck/kernel/kernel_api.h, tc_kernel_run_dump).
+  // (layout: tilecheck/plugin/debug_entry_points.h, tc_kernel_run_dump).
   float* dump;
   int dump_column;
 };

@@ -1,7 +1,7 @@
 // Our adapter for upstream IST-DASLab Marlin (the kernel of the seed issue), built only when
 // -DTC_IST_MARLIN_SRC=<dir> names a checkout holding marlin_cuda_kernel.cu: that file is compiled
 // as it is, and this file drives its host entry point through tilecheck's plugin ABI
-// (tilecheck/kernel/plugin.h). Nothing of upstream's code is in this repository.
+// (tilecheck/plugin/plugin.h). Nothing of upstream's code is in this repository.
 //
 // What upstream implements, and so what this adapter accepts (everything else is TC_ERR_UNSUPPORTED,
 // which tilecheck reports as "n/a"):
@@ -19,7 +19,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 
 // Upstream's host entry point (marlin_cuda_kernel.cu), declared here with the signature its
 // README documents; it returns 0, 1 (problem shape) or 2 (no kernel for the shape).

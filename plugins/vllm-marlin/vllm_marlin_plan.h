@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 
 namespace tc::vllm_marlin {
 

@@ -1,7 +1,7 @@
 // Our adapter for vLLM's Marlin (csrc/quantization/marlin, the kernel behind GPTQ/AWQ Marlin serving),
 // built only when -DTC_VLLM_MARLIN_SRC=<dir> names a directory holding vLLM's files at their
 // repository paths (docs/vllm-marlin.md). Their kernel template is compiled as it is; this file drives
-// it through tilecheck's plugin ABI (tilecheck/kernel/plugin.h). Nothing of vLLM's code is in this
+// it through tilecheck's plugin ABI (tilecheck/plugin/plugin.h). Nothing of vLLM's code is in this
 // repository: the host logic (configuration choice, the cut of M into launches, workspace sizes) is
 // our reimplementation in vllm_marlin_plan.cpp.
 //
@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 #include "vllm_marlin_launch.h"
 #include "vllm_marlin_plan.h"
 

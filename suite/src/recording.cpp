@@ -1,7 +1,7 @@
 #include "tilecheck/suite/recording.h"
 
 #include "tilecheck/core/error.h"
-#include "tilecheck/fixtures/h5.h"
+#include "tilecheck/core/h5.h"
 
 namespace tc {
 

@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tilecheck/fixtures/atomic_write.h"
+#include "tilecheck/core/atomic_write.h"
 #include "tilecheck/core/error.h"
 
 namespace tc {

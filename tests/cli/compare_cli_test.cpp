@@ -11,10 +11,10 @@
 
 #include "common/run_command.h"
 #include "tilecheck/compare/expectation.h"
-#include "tilecheck/core/error.h"
-#include "tilecheck/fixtures/fixture.h"
-#include "tilecheck/fixtures/h5.h"
 #include "tilecheck/compare/poison.h"
+#include "tilecheck/core/error.h"
+#include "tilecheck/core/h5.h"
+#include "tilecheck/fixtures/fixture.h"
 
 namespace tc {
 namespace {

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <functional>
 
+#include "common/file_bytes.h"
 #include "common/run_command.h"
 #include "common/temp_dir.h"
-#include "fixtures/file_bytes.h"
 #include "fixtures/h5_mutate.h"
 #include "tilecheck/fixtures/fixture.h"
 #include "tilecheck/fixtures/golden.h"

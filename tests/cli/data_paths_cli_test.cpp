@@ -11,8 +11,8 @@
 
 #include "common/run_command.h"
 #include "common/temp_dir.h"
+#include "tilecheck/core/h5.h"
 #include "tilecheck/fixtures/golden.h"
-#include "tilecheck/fixtures/h5.h"
 
 namespace tc {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tilecheck/plugin/plugin_loader.h"
 #include "tilecheck/suite/device_case.h"
-#include "tilecheck/kernel/plugin_loader.h"
 
 #define TC_REQUIRE_GPU()                                                  \
   do {                                                                    \

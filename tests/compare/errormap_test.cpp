@@ -1,4 +1,4 @@
-// The error map round-trips through HDF5 (tilecheck/fixtures/h5.h), its attribution matches
+// The error map round-trips through HDF5 (tilecheck/core/h5.h), its attribution matches
 // tc::locate, it is byte-reproducible, it stores the failing tiles' elements only (compressed) unless
 // asked for all, and its size bound holds.
 #include "tilecheck/compare/errormap.h"
@@ -12,11 +12,11 @@
 
 #include "common/temp_dir.h"
 #include "synthetic.h"
-#include "tilecheck/core/error.h"
-#include "tilecheck/fixtures/h5.h"
-#include "tilecheck/fixtures/h5_chunked.h"
 #include "tilecheck/compare/poison.h"
 #include "tilecheck/compare/report.h"
+#include "tilecheck/core/error.h"
+#include "tilecheck/core/h5.h"
+#include "tilecheck/core/h5_chunked.h"
 
 namespace tc {
 namespace {

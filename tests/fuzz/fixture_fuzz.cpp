@@ -1,5 +1,5 @@
 // Fuzzes the golden-fixture loader, tc::load_fixture (fixtures/src/fixture.cpp), on arbitrary bytes
-// read as an HDF5 file: every schema check, the HDF5 layer (fixtures/src/h5_*.cpp) and the
+// read as an HDF5 file: every schema check, the HDF5 layer (core/src/h5_*.cpp) and the
 // consistency checks. A fixture that loads must also pass the manifest check against its own
 // hashes, which is what a catalogue load adds (hashing every dataset, looking up the case).
 //   tests/fuzz/run_fuzzer.sh build/default/tests/fuzz/clang/fuzz_fixture /tmp/fuzz-fixture 60   (README.md)

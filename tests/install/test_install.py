@@ -76,7 +76,7 @@ def no_tree_paths(text, trees, what):
 
 def check_layout(prefix, source):
     share = prefix / "share" / "tilecheck" / "fixtures"
-    for path in ("bin/tilecheck", "lib/tilecheck/libtc_kernel_upstream.so", "include/tilecheck/kernel/plugin.h",
+    for path in ("bin/tilecheck", "lib/tilecheck/libtc_kernel_upstream.so", "include/tilecheck/plugin/plugin.h",
                  "share/tilecheck/fixtures/catalogue.txt", "share/tilecheck/fixtures/MANIFEST.json",
                  "share/tilecheck/fixtures/recordings/h200.h5", "lib/cmake/tilecheck/tilecheckConfig.cmake",
                  "lib/cmake/tilecheck/tilecheckConfigVersion.cmake", "lib/cmake/tilecheck/tilecheckTargets.cmake"):

@@ -76,7 +76,7 @@ TEST_P(KernelSmoke, MatchesTheReferenceWithinTheBound) {
   if (run.status.status == TC_ERR_UNSUPPORTED) GTEST_SKIP() << "n/a: " << run.status.message;
   ASSERT_TRUE(run.status.ok()) << "sms=" << sms << ": " << status_name(run.status.status) << ": " << run.status.message;
   const Expectation e = make_expectation(p.A, p.w, contract, ref, make_schedule({M, N, K, group}, config, sms),
-                                         {"normal_m" + std::to_string(M) + "n512k1024", "normal", 100u + M, "smoke"});
+                                         {"normal_m" + std::to_string(M) + "n512k1024", "normal", 100u + M, "smoke", ""});
   EXPECT_PRED_FORMAT3(MatchesReferenceWithGuard, e, run.C, run.guard) << "sms=" << sms;
 }
 

@@ -11,7 +11,7 @@
 
 #include "common/gpu_test.h"
 #include "delay_kit_sample.h"
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 
 extern "C" tc_status tc_kernel_set_delay_seed(unsigned seed, char* message, size_t capacity);
 

@@ -4,7 +4,7 @@
 #pragma once
 #include <cstddef>
 
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 
 tc_status tc_kit_launch_trap(void* stream, char* message, size_t capacity);
 tc_status tc_kit_launch_hang(void* stream, char* message, size_t capacity);

@@ -24,7 +24,7 @@
 
 #include "misbehaving_kernels.h"
 #include "misbehaving_plugin.h"
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Which cells the misbehaving kit's libraries spoil, and how (misbehaving_plugin.cpp). Shared with
 // the tests that assert tilecheck's verdict on each of them.
 #pragma once
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 
 namespace tc_kit {
 

@@ -9,9 +9,9 @@
 #include <gtest/gtest.h>
 
 #include "common/temp_dir.h"
-#include "tilecheck/fixtures/golden.h"
-#include "tilecheck/fixtures/h5.h"
 #include "tilecheck/core/error.h"
+#include "tilecheck/core/h5.h"
+#include "tilecheck/fixtures/golden.h"
 
 namespace tc {
 namespace {

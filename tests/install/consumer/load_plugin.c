@@ -3,7 +3,7 @@
 #include <dlfcn.h>
 #include <stdio.h>
 
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 
 typedef const tc_plugin_info_t* (*info_fn)(void);
 typedef tc_status (*run_fn)(const tc_problem*, char*, size_t);

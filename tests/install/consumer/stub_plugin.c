@@ -2,7 +2,7 @@
  * library exporting the three functions tilecheck loads (docs/plugin.md). */
 #include <stdio.h>
 
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 
 static const tc_tile_config kConfigs[] = {{1, 8, 8, 8}};
 static const tc_plugin_info_t kInfo = {TC_PLUGIN_ABI_VERSION, "consumer-stub", "none", 1, kConfigs};

@@ -6,7 +6,7 @@
 // hints and report text; the case, configuration, grid size and provenance as root attributes.
 // The per-element datasets are compressed (chunks of one tile, shuffled and deflated) and, by
 // default, hold only the tiles that fail: a run with many failing cells stays small.
-// Written atomically and byte-reproducibly (no timestamps), through tilecheck/fixtures/h5.h.
+// Written atomically and byte-reproducibly (no timestamps), through tilecheck/core/h5.h.
 #pragma once
 #include <cstdint>
 #include <string>

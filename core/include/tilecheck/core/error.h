@@ -1,6 +1,6 @@
 // Errors at library boundaries: every tilecheck C++ library throws tc::Error with a message that
 // names the offending value and what was expected. Libraries never exit; only cli/ turns errors into
-// exit codes. (The kernel's C ABI, kernel/include/tilecheck/kernel/plugin.h, returns status codes instead.)
+// exit codes. (The kernels' C ABI, tilecheck/plugin/plugin.h, returns status codes instead.)
 #pragma once
 #include <sstream>
 #include <stdexcept>

@@ -2,7 +2,7 @@
 // numerics"): its accumulator, the precision of the partial sums that thread blocks pass to each
 // other, and the order of the per-column epilogue; and how it splits K (our model of Marlin's
 // striped schedule, or unknown). A kernel library declares them per problem (tc_plugin_numerics,
-// tilecheck/kernel/plugin.h); without a declaration each contract names one:
+// tilecheck/plugin/plugin.h); without a declaration each contract names one:
 //   marlin: fp32 accumulator, fp16 partials, round-then-scale   out = RN16(RN16(acc) * s)
 //   fp32:   fp32 accumulator, fp32 partials, scale-then-round   out = RN16(RN32(acc * s))
 // The expected (correctly rounded) output depends only on the epilogue; y* and S on nothing here.

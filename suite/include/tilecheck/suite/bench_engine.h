@@ -12,7 +12,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
-#include "tilecheck/kernel/plugin_loader.h"
+#include "tilecheck/plugin/plugin_loader.h"
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/schedule.h"
 #include "tilecheck/suite/cuda_check.h"

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "tilecheck/compare/compare.h"
+#include "tilecheck/plugin/plugin_loader.h"
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/matrix.h"
-#include "tilecheck/kernel/plugin_loader.h"
 #include "tilecheck/reference/quantize.h"
 #include "tilecheck/reference/schedule.h"
 #include "tilecheck/suite/problem.h"

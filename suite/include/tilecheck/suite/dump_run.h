@@ -1,4 +1,4 @@
-// Runs the dump variant of the kernel (tc_kernel_run_dump, tilecheck/kernel/kernel_api.h) on a case and
+// Runs the dump variant of the kernel (tc_kernel_run_dump, tilecheck/plugin/debug_entry_points.h) on a case and
 // decodes what it recorded for one output tile into the form K-bisection reads (tilecheck/compare/bisect.h).
 #pragma once
 #include "tilecheck/compare/bisect.h"

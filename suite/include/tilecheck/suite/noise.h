@@ -7,7 +7,7 @@
 // Runs where the kernels run: in a worker process (DeviceCase::run, for a Launch that carries a round)
 // or in a GPU test.
 #pragma once
-#include "tilecheck/kernel/plugin_loader.h"
+#include "tilecheck/plugin/plugin_loader.h"
 #include "tilecheck/suite/perturb_plan.h"
 
 namespace tc {

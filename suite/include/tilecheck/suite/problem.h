@@ -1,11 +1,11 @@
-// The plugin ABI's problem (tc_problem, tilecheck/kernel/plugin.h) from tilecheck's own types: the
+// The plugin ABI's problem (tc_problem, tilecheck/plugin/plugin.h) from tilecheck's own types: the
 // one place that knows which field a shape, a contract, a launch's options and the device buffers
 // go into, for every caller that drives a kernel library (the suite's DeviceCase, `tilecheck bench`).
 #pragma once
 #include <cstddef>
 #include <optional>
 
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/schedule.h"
 #include "tilecheck/reference/shape.h"
@@ -25,7 +25,7 @@ struct Launch {
   std::optional<PerturbRound> perturb;
 };
 
-// Device pointers, laid out as tilecheck/kernel/plugin.h says.
+// Device pointers, laid out as tilecheck/plugin/plugin.h says.
 struct DeviceOperands {
   const void* A = nullptr;       // (M, K) fp16
   const void* B = nullptr;       // (K/16, 2N) int32, Marlin-packed

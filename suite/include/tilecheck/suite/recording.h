@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "tilecheck/compare/compare.h"
-#include "tilecheck/fixtures/h5.h"
+#include "tilecheck/core/h5.h"
 #include "tilecheck/reference/weight_format.h"
 #include "tilecheck/suite/cells.h"
 

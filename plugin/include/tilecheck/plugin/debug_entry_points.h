@@ -1,8 +1,10 @@
-// Extras of our own kernel beyond the plugin ABI (tilecheck/kernel/plugin.h), for the GPU tests.
+// Optional entry points beyond the plugin ABI (tilecheck/plugin/plugin.h), for debugging: a traced
+// run (the GPU tests' schedule check) and an accumulator dump (tilecheck tiles --bisect). Our kernel
+// exports them; the loader (plugin_loader.h) finds them when a library does.
 #pragma once
 #include <cstddef>
 
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 
 extern "C" {
 // tc_plugin_run, plus a record of what every thread block processed: for launch l and block b,

@@ -1,12 +1,12 @@
-// Loads a kernel library that implements the plugin ABI (tilecheck/kernel/plugin.h) with dlopen, checks
+// Loads a kernel library that implements the plugin ABI (tilecheck/plugin/plugin.h) with dlopen, checks
 // its ABI version, and calls it. Our own kernel variants are loaded the same way.
 #pragma once
 #include <cstddef>
 #include <string>
 #include <vector>
 
-#include "tilecheck/kernel/kernel_api.h"
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/debug_entry_points.h"
+#include "tilecheck/plugin/plugin.h"
 #include "tilecheck/reference/numerics.h"
 #include "tilecheck/reference/schedule.h"
 

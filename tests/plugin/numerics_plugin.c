@@ -10,7 +10,7 @@
    Built a second time with TC_NO_NUMERICS: the same library without the optional symbols. */
 #include <stdio.h>
 
-#include "tilecheck/kernel/plugin.h"
+#include "tilecheck/plugin/plugin.h"
 
 static const tc_tile_config kConfigs[] = {{1, 8, 8, -1}};
 

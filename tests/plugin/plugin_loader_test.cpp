@@ -1,9 +1,9 @@
-// Loading kernel libraries (kernel/src/plugin_loader.cpp): a library that cannot be loaded or does
+// Loading kernel libraries (plugin/src/plugin_loader.cpp): a library that cannot be loaded or does
 // not implement the plugin ABI is refused naming the path and the missing symbol, and an optional
 // extra that a library lacks is refused before any call. The optional numerics declaration
 // (tc_plugin_numerics) and workspace layout (tc_plugin_workspace_layout, ABI 1.1) are read per
 // problem and checked field by field.
-#include "tilecheck/kernel/plugin_loader.h"
+#include "tilecheck/plugin/plugin_loader.h"
 
 #include <string>
 #include <utility>

@@ -1,4 +1,4 @@
-#include "tilecheck/kernel/plugin_loader.h"
+#include "tilecheck/plugin/plugin_loader.h"
 
 #include <dlfcn.h>
 
@@ -11,7 +11,7 @@ template <typename Fn>
 Fn symbol(void* handle, const char* name, const std::string& path, bool required) {
   void* p = dlsym(handle, name);
   require(p != nullptr || !required, "kernel library ", path, " does not export ", name,
-          " (see tilecheck/kernel/plugin.h)");
+          " (see tilecheck/plugin/plugin.h)");
   return reinterpret_cast<Fn>(p);
 }
 
