@@ -15,6 +15,7 @@
 
 #if TC_DELAYS
 #include "delay_seed.h"
+#include "hash32.cuh"
 #endif
 
 namespace tc::device {
@@ -37,14 +38,6 @@ constexpr std::uint32_t kDelayMaxNs = 20000;
 // its own, and tc_kernel_set_delay_seed (delay_seed.cpp) sets them all through the setters below.
 static __device__ std::uint32_t delay_seed = 0x5EEDu;
 
-__device__ inline std::uint32_t delay_hash(std::uint32_t x) {  // a 32-bit finaliser (murmur3's)
-  x ^= x >> 16;
-  x *= 0x85EBCA6Bu;
-  x ^= x >> 13;
-  x *= 0xC2B2AE35u;
-  return x ^ (x >> 16);
-}
-
 template <>
 struct Delays<true> {
   std::uint32_t passes[static_cast<int>(DelaySite::count)] = {};
@@ -52,8 +45,8 @@ struct Delays<true> {
   __device__ void at(DelaySite site) {
     const int s = static_cast<int>(site);
     const std::uint32_t warp = threadIdx.x / 32;
-    const std::uint32_t h = delay_hash(delay_seed ^ delay_hash(blockIdx.x * 64u + warp) ^
-                                       delay_hash((static_cast<std::uint32_t>(s) << 24) ^ passes[s]++));
+    const std::uint32_t h = hash32(delay_seed ^ hash32(blockIdx.x * 64u + warp) ^
+                                   hash32((static_cast<std::uint32_t>(s) << 24) ^ passes[s]++));
     if (h % kDelayOneIn != 0) return;
     __nanosleep((h / kDelayOneIn) % kDelayMaxNs);
   }

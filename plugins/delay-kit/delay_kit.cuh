@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 
 #include "delay_seed.h"
+#include "hash32.cuh"
 
 namespace tc_delay_kit {
 
@@ -24,14 +25,6 @@ constexpr std::uint32_t kMaxNs = 20000;    // for 0 .. 20 us: upstream's races s
 
 // This translation unit's seed; every unit built with the kit registers its own setter below.
 static __device__ std::uint32_t seed = 0x5EEDu;
-
-__device__ __forceinline__ std::uint32_t hash(std::uint32_t x) {  // a 32-bit finaliser (murmur3's)
-  x ^= x >> 16;
-  x *= 0x85EBCA6Bu;
-  x ^= x >> 13;
-  x *= 0xC2B2AE35u;
-  return x ^ (x >> 16);
-}
 
 inline cudaError_t set_seed(std::uint32_t value) { return cudaMemcpyToSymbol(seed, &value, sizeof value); }
 
@@ -50,9 +43,9 @@ static __device__ __forceinline__ void tc_delay_kit_point(int line) {
   now = __shfl_sync(active, now, __ffs(active) - 1);
   const unsigned thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
   const unsigned block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-  using tc_delay_kit::hash;
-  const std::uint32_t h = hash(tc_delay_kit::seed ^ hash(block * 64u + thread / 32u) ^
-                               hash((static_cast<std::uint32_t>(line) << 20) ^ (now >> 4)));
+  using tc::device::hash32;
+  const std::uint32_t h = hash32(tc_delay_kit::seed ^ hash32(block * 64u + thread / 32u) ^
+                                 hash32((static_cast<std::uint32_t>(line) << 20) ^ (now >> 4)));
   if (h % tc_delay_kit::kOneIn != 0) return;
   __nanosleep((h / tc_delay_kit::kOneIn) % tc_delay_kit::kMaxNs);
 }
