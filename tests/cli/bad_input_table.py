@@ -3,10 +3,12 @@
 killed in the middle of `golden regenerate` and `golden check`. Every case asserts the exit code,
 a substring of the message, and that nothing given was changed (each input hashed before and
 after); no case may leave a temporary file behind in its directory. The cases live in
-tests/cli/bad_input/*_cases.py. Run by ctest (cli_bad_input_table, label cpu):
+tests/cli/bad_input/*_cases.py. Run by ctest in three parts (cli_bad_input_table.1-3, label cpu), so
+that ctest runs them beside each other and beside other tests:
 
     bad_input_table.py --tilecheck build/default/cli/tilecheck --source .
     bad_input_table.py ... --only 'kill' --verbose      # a subset, with each command's output
+    bad_input_table.py ... --part 2/3                   # every third case, from the second
 
 Against another build (e.g. main's, to count the cases it fails) pass its binary and its source
 tree. Cases needing an unreadable file run the binary as `nobody` (setpriv) when run as root, and
@@ -37,12 +39,18 @@ def main():
     ap.add_argument("--source", required=True, help="the source tree (fixtures/, recordings)")
     ap.add_argument("--only", default="", help="regex on case names")
     ap.add_argument("--verbose", action="store_true", help="print every command and its output")
+    ap.add_argument("--part", default="1/1", help="K/N: only the cases whose place in the order is K mod N")
     ap.add_argument("--list", action="store_true")
     args = ap.parse_args()
+    part = re.fullmatch(r"([1-9]\d*)/([1-9]\d*)", args.part)
+    if not part or int(part[1]) > int(part[2]):
+        ap.error(f"--part {args.part}: expected K/N with 1 <= K <= N, e.g. 2/3")
+    k, n = int(part[1]), int(part[2])
     args.tilecheck = os.path.abspath(args.tilecheck)
     args.source = os.path.abspath(args.source)
     ordered = sorted(CASES, key=lambda c: ORDER.index(c[0]))
-    chosen = [(k, n, f) for k, n, f in ordered if re.search(args.only, n)]
+    chosen = [(klass, name, fn) for i, (klass, name, fn) in enumerate(ordered)
+              if i % n == k - 1 and re.search(args.only, name)]
     if args.list:
         for k, n, _ in chosen:
             print(f"{k:10} {n}")
