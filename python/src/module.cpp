@@ -11,6 +11,7 @@
 
 #include "arrays.h"
 #include "judging.h"
+#include "kernels.h"
 #include "tilecheck/compare/errormap.h"
 #include "tilecheck/core/error.h"
 #include "tilecheck/reference/fp16.h"
@@ -208,6 +209,7 @@ NB_MODULE(_tilecheck, m) {
   nb::exception<tc::Error>(m, "Error", PyExc_ValueError);
   bind_case(m);
   bind_result(m);
+  bind_kernel(m);
   m.def("catalogue", [](const std::string& fixtures, const std::string& generated) {
     nb::list entries;
     for (const tc::CatalogueEntry& e : catalogue(paths(fixtures, generated))) entries.append(entry_dict(e));

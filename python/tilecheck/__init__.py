@@ -3,6 +3,7 @@ reference and proven bounds, with the same verdict and report as the CLI. See do
 from ._api import (CaseData, Error, Mismatch, Result, assert_close, cases, catalogue, judge, load, reference,
                    set_error_map_dir)
 from ._data import set_fixtures
+from ._kernel import Kernel
 
-__all__ = ["CaseData", "Error", "Mismatch", "Result", "assert_close", "cases", "catalogue", "judge", "load",
+__all__ = ["CaseData", "Error", "Mismatch", "Result", "assert_close", "cases", "catalogue", "judge", "Kernel", "load",
            "reference", "set_error_map_dir", "set_fixtures"]

@@ -88,7 +88,14 @@ cudaError_t allow_noise_smem(int optin_bytes, int* dynamic_bytes) {
   cudaError_t e = cudaFuncGetAttributes(&attributes, noise_kernel);
   if (e != cudaSuccess) return e;
   *dynamic_bytes = optin_bytes - static_cast<int>(attributes.sharedSizeBytes);  // the block's start time
-  return cudaFuncSetAttribute(noise_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, *dynamic_bytes);
+  e = cudaFuncSetAttribute(noise_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, *dynamic_bytes);
+  if (e != cudaSuccess) return e;
+  // An SM's split of L1 and shared memory changes only when it is idle: noise blocks with little
+  // shared memory would otherwise leave their SMs carved for L1, and a kernel block that needs more
+  // shared memory could start on none of them until the noise ends (seen on the H200 with 4 blocks
+  // of 128 threads and no shared memory on every SM). The noise asks for the largest shared part.
+  return cudaFuncSetAttribute(noise_kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                              cudaSharedmemCarveoutMaxShared);
 }
 
 cudaError_t launch_noise(const NoiseArgs& args, int blocks, int threads, cudaStream_t stream) {

@@ -151,3 +151,21 @@ def test_arrays_outlive_their_case():
     import gc
     gc.collect()
     assert A.shape == (16, 192) and np.isfinite(A.astype(np.float32)).all()
+
+
+def test_a_kernel_library_loads_and_lists_its_configurations():
+    import os  # noqa: PLC0415
+    path = os.environ.get("TILECHECK_KERNEL")
+    if not path:
+        pytest.skip("TILECHECK_KERNEL is not set: ctest sets it to our kernel's library")
+    kernel = tilecheck.Kernel(path)
+    assert kernel.name == "tilecheck-marlin" and kernel.path == path
+    assert "m1n8k8g8" in kernel.configs and "m4n16k4gcol" in kernel.configs
+    assert f"{len(kernel.configs)} configurations" in repr(kernel)
+    bytes_needed = kernel._library.workspace_size(16, 256, 192, 64, "marlin", "", 2)
+    assert bytes_needed > 0  # its locks
+
+
+def test_a_kernel_library_refuses_what_is_not_one():
+    with pytest.raises(tilecheck.Error, match="no-such-library.so"):
+        tilecheck.Kernel("/nonexistent/no-such-library.so")
