@@ -42,6 +42,6 @@ def dequant_matmul_torch(A, codes, scales, group, contract):
 def dequant_matmul_wrong(A, codes, scales, group, contract, cols=(128, 256), k_rows=16):
     """The classic pipeline bug: the last k-tile of rows is never added, here for columns [128, 256)
     only (one tile column of a 128-wide tile), so the report names that tile."""
-    codes = np.array(codes)
+    codes = codes.cpu().numpy().copy() if hasattr(codes, "cpu") else np.array(codes)  # torch or NumPy
     codes[-k_rows:, cols[0]:cols[1]] = 8  # code 8 dequantizes to 0
     return dequant_matmul_numpy(A, codes, scales, group, contract)
