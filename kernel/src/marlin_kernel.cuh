@@ -7,8 +7,9 @@
 // memory, a cross-block reduction ordered by per-column locks, and per-column scales fetched by
 // the last block (tilecheck/reference/scale_permutation.h).
 //
-// The kernel's phases: slice setup, pipeline, main loop, block reduction (thread_block_reduce), global
-// reduction (take_lock, the fp32 partials, release_lock), write-out. Beside it: dequantization
+// The kernel's phases: slice setup, pipeline, main loop, block reduction (thread_block_reduce,
+// block_reduce.cuh), global reduction (take_lock, the fp32 partials, release_lock), write-out.
+// Beside it: the fp32 tile both reductions and the write-out share (fp32_tile.cuh), dequantization
 // (dequantize.cuh), the launch's arguments (kernel_args.h), the lock wait (lock_wait.cuh), the
 // compile-time loops (static_loops.cuh: for_each_accumulator walks the accumulator registers).
 // Compile-time variants and mutants: variants.h; the delay variants' seam (nothing in other
@@ -20,8 +21,10 @@
 
 #include <cuda_fp16.h>
 
+#include "block_reduce.cuh"
 #include "delays.cuh"
 #include "dequantize.cuh"
+#include "fp32_tile.cuh"
 #include "kernel_args.h"
 #include "lock_wait.cuh"
 #include "ptx.cuh"
@@ -69,16 +72,9 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   static_assert(kThreads % kAChunks == 0 && kARowStep % 8 == 0, "a thread's A chunks share their swizzle");
   static_assert(kBStage % kThreads == 0 && kThreads % kBRow == 0, "B stages split evenly over the threads");
   static_assert(kScaleThreads <= kThreads, "one scale chunk per thread at most");
-  // The epilogue's passes over the tile: thread tid takes 8-column chunk tid % kC8 of rows
-  // tid / kC8, + kCRowStep, ... (fp16 in C: kC8 chunks per row), or float4 tid, tid + 256, ...
-  // of the fp32 partial sums. Constant trip counts let a thread issue all its loads at once.
-  constexpr int kC8 = kTileCols / 8;
-  constexpr int kCRowStep = kThreads / kC8;
-  constexpr int kCIters = kTileRows / kCRowStep;
-  constexpr int kP4 = kTileRows * kTileCols / 4;  // float4 per tile of fp32 partial sums
-  constexpr int kPIters = kP4 / kThreads;
-  static_assert(kThreads % kC8 == 0 && kTileRows % kCRowStep == 0 && kP4 % kThreads == 0,
-                "the epilogue's passes split evenly over the threads");
+  using Tile = Fp32Tile<M_BLOCKS, N_BLOCKS, L.tile_pitch>;
+  constexpr int kC8 = Tile::kC8, kCRowStep = Tile::kCRowStep, kCIters = Tile::kCIters;
+  constexpr int kP4 = Tile::kP4, kPIters = Tile::kPIters;
 
   extern __shared__ int4 smem[];
   char* const smem_bytes = reinterpret_cast<char*>(smem);
@@ -86,28 +82,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   int4* const sh_b = reinterpret_cast<int4*>(smem_bytes + L.b_begin);
   int4* const sh_s = reinterpret_cast<int4*>(smem_bytes + L.scale_begin);
   int4* const sh_col_s = reinterpret_cast<int4*>(smem_bytes + L.column_scale_begin);
-  float* const sh_tile = reinterpret_cast<float*>(smem_bytes + L.tile_begin);
-  // The fp32 tile. Each row (kTilePitch floats, 32 bytes more than its columns) holds two planes:
-  // columns 8c .. 8c + 3 at 4c, columns 8c + 4 .. 8c + 7 at kHalfPlane + 4c, the second plane 16
-  // bytes out of step. Then the block reduction's float2 stores (8 rows x 32 bytes per warp) and the
-  // epilogue's float4 reads of 8-column chunks (8 lanes, consecutive chunks) each fall in distinct
-  // banks, with no shuffling of values between a thread's registers.
-  constexpr int kTilePitch = L.tile_pitch;
-  constexpr int kHalfPlane = kTileCols / 2 + 4;
-  static_assert(kTilePitch % 32 == 8 && kHalfPlane + kTileCols / 2 <= kTilePitch, "the tile's planes fit its rows");
-  const auto tile_chunk = [&](int row, int c8) { return sh_tile + row * kTilePitch + 4 * c8; };
-  const auto tile_at = [&](int row, int col) { return tile_chunk(row, col / 8) + (col / 4 % 2) * kHalfPlane + col % 4; };
-  const auto tile_float4 = [&](unsigned j) {  // float4 j of the tile in row-major order
-    return reinterpret_cast<float4*>(tile_at(int(j / (kTileCols / 4)), int(4 * (j % (kTileCols / 4)))));
-  };
-  const auto load_chunk = [&](const float* chunk, float(&v)[8]) {
-    const float4 lo = *reinterpret_cast<const float4*>(chunk), hi = *reinterpret_cast<const float4*>(chunk + kHalfPlane);
-    v[0] = lo.x, v[1] = lo.y, v[2] = lo.z, v[3] = lo.w, v[4] = hi.x, v[5] = hi.y, v[6] = hi.z, v[7] = hi.w;
-  };
-  [[maybe_unused]] const auto store_chunk = [&](float* chunk, const float(&v)[8]) {
-    *reinterpret_cast<float4*>(chunk) = make_float4(v[0], v[1], v[2], v[3]);
-    *reinterpret_cast<float4*>(chunk + kHalfPlane) = make_float4(v[4], v[5], v[6], v[7]);
-  };
+  const Tile sums{reinterpret_cast<float*>(smem_bytes + L.tile_begin)};  // the fp32 tile (fp32_tile.cuh)
 
   // Thread indices. Divided as int, tid / 8 and tid % 8 carry sign fix-ups (the compiler does not
   // know tid >= 0). The slice setup, the reductions and the epilogue split `utid` instead (unsigned:
@@ -331,28 +306,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     }
     cp_async_wait<0>();  // only empty groups remain
 
-    // ---- block reduction: warp rows add their accumulators into the fp32 tile, in order ----
-    const auto thread_block_reduce = [&] {
-      const int ulane = int(utid % 32);  // lane, known to the compiler as non-negative
-      for (int r = 0; r < kWarpRows; ++r) {
-        if (warp_row == r) {
-          for_each_accumulator<M_BLOCKS, 2>([&](int mb, int tile, int b, int i) {  // i, i + 1: adjacent columns
-            const int row = mb * 16 + mma::accumulator_row(ulane, i);
-            const int c8 = warp_col * (mma::kWarpTileCols / 8) + tile * 2 + b;
-            const int col = mma::accumulator_col(ulane, i);  // 0 .. 7 within the chunk
-            float2* dst = reinterpret_cast<float2*>(tile_chunk(row, c8) + (col / 4) * kHalfPlane + col % 4);
-            const float2 v = make_float2(acc[mb][tile][b][i], acc[mb][tile][b][i + 1]);
-            if (r == 0) {
-              *dst = v;
-            } else {
-              const float2 old = *dst;
-              *dst = make_float2(old.x + v.x, old.y + v.y);
-            }
-          });
-        }
-        __syncthreads();
-      }
-    };
+    // ---- block reduction (block_reduce.cuh), then the per-column scales ----
     // The seed issue's question is the order of these two: the last block's per-column scale copy
     // issued before thread_block_reduce (upstream: its latency hides behind the reduction), after it
     // (swapped), or with the pipeline's first stage (hoisted); variants.h, docs/case-study-cp-async.md.
@@ -361,7 +315,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       fetch_column_scales();
       cp_async_commit();
     }
-    thread_block_reduce();
+    thread_block_reduce<kWarpRows>(acc, sums, warp_row, warp_col, utid);
     if (fetch_scales_here && kFetchOrder == FetchOrder::swapped) {
       fetch_column_scales();
       cp_async_commit();
@@ -404,7 +358,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         for (int i = 0; i < kPIters; ++i) p[i] = __ldcg(prev + i * kThreads);
 #pragma unroll
         for (int i = 0; i < kPIters; ++i) {
-          float4* const sum = tile_float4(utid + i * kThreads);
+          float4* const sum = sums.float4_at(utid + i * kThreads);
           const float4 t = *sum;
           const float4 v = make_float4(t.x + p[i].x, t.y + p[i].y, t.z + p[i].z, t.w + p[i].w);
           if (last || kAccDump) *sum = v;
@@ -412,7 +366,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         }
       } else if (!last) {
 #pragma unroll
-        for (int i = 0; i < kPIters; ++i) store_partial(i, *tile_float4(utid + i * kThreads));
+        for (int i = 0; i < kPIters; ++i) store_partial(i, *sums.float4_at(utid + i * kThreads));
       }
       if (last) __syncthreads();  // the write-out reads the sums in another order
     }
@@ -449,9 +403,9 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       for (int i = 0; i < kCIters; ++i, dst += c_step) {
         const int r = int(utid / kC8) + i * kCRowStep;
         if (r >= write_rows) continue;
-        float* const chunk = tile_chunk(r, c8);
+        float* const chunk = sums.chunk(r, c8);
         float v[8];
-        load_chunk(chunk, v);
+        sums.load(chunk, v);
         if (marlin_sum && r < rows_valid) {
           const half2* h = reinterpret_cast<const half2*>(&p[i]);
 #pragma unroll
@@ -459,7 +413,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
             const float2 f = __half22float2(h[e]);
             v[2 * e] += f.x, v[2 * e + 1] += f.y;
           }
-          if constexpr (kAccDump) store_chunk(chunk, v);  // the dump reads the running sum
+          if constexpr (kAccDump) sums.store(chunk, v);  // the dump reads the running sum
         }
         int4 out;
         half2* const h2 = reinterpret_cast<half2*>(&out);
@@ -490,7 +444,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       if (dumping && reduce) {  // (uniform over the block) every thread's additions above land first
         __syncthreads();
         float* d = args.dump + ((k_tiles * kWarpRows) + slice_idx) * tile_elems;
-        for (int i = tid; i < tile_elems; i += kThreads) d[i] = *tile_at(i / kTileCols, i % kTileCols);
+        for (int i = tid; i < tile_elems; i += kThreads) d[i] = *sums.at(i / kTileCols, i % kTileCols);
       }
     }
     const auto release_lock = [&] {
