@@ -8,11 +8,11 @@
  * K), and, since ABI 1.1, tc_plugin_workspace_layout, saying which bytes of its workspace are locks
  * and which are scratch (a library without it has a workspace of locks only).
  *
- * ABI 2 extends ABI 1 by appending only: tc_problem and tc_plugin_info_t gain fields after ABI 1's,
- * so a library built against the 1.x header still loads and reads the same prefix. tilecheck hands
- * a library that says abi_version 1 only problems of ABI 1's one format (fp16 / uint4b8, no
- * act-order) with abi_version 1; a library that says 2 lists the formats it implements
- * (tc_plugin_info_t.formats; none listed: ABI 1's format only) and is handed only those.
+ * ABI 2 extends ABI 1 by appending only: tc_problem gains fields after ABI 1's, so a library built
+ * against the 1.x header still loads and reads the same prefix. tilecheck hands a library that says
+ * abi_version 1 only problems of ABI 1's one format (fp16 / uint4b8, no act-order), with
+ * abi_version 1; a library that says 2 lists the formats it implements with the optional
+ * tc_plugin_formats (without it: ABI 1's format only) and is handed only those.
  *
  * Layouts (all device pointers, 16-byte aligned; G = num_groups, the rows of scales):
  *   A:      (M, K) a_dtype row-major, columns in the ORIGINAL K order, also under act-order (a kernel
@@ -49,7 +49,7 @@ extern "C" {
 
 #define TC_PLUGIN_ABI_VERSION 2
 /* 1.1 added the optional tc_plugin_workspace_layout; 2.0 the format fields of tc_problem and the
-   formats list of tc_plugin_info_t. Libraries of 1.0, 1.1 and 2.0 all load. */
+   optional tc_plugin_formats. Libraries of 1.0, 1.1 and 2.0 all load. */
 #define TC_PLUGIN_ABI_MINOR 0
 #define TC_PLUGIN_ABI_OLDEST 1 /* the oldest abi_version tilecheck loads */
 
@@ -125,7 +125,7 @@ typedef struct {
   unsigned flags;
   /* ABI 2: present only when abi_version >= 2 (a library of ABI 1 is never given a problem of
      another format, and reads only the fields above). */
-  tc_format format;        /* one the library lists in tc_plugin_info_t.formats */
+  tc_format format;        /* one the library lists in tc_plugin_formats */
   int bits;                /* bits a code: 4 (uint4b8, uint4) or 8 (uint8b128) */
   int num_groups;          /* G, the rows of scales and zero_points: K/group, 1 for per-column scales */
   const void* zero_points; /* uint4: int32 (G, N/8), packed (layouts above); NULL otherwise */
@@ -139,12 +139,6 @@ typedef struct {
   const char* variant;     /* e.g. "upstream", "swapped", "mut07-no-lock" */
   int config_count;        /* entries in configs */
   const tc_tile_config* configs;
-  /* ABI 2: read only when abi_version >= 2. The formats the library implements; a problem of any
-     other format is n/a without a call. format_count 0 with formats NULL: ABI 1's format only
-     (fp16 / uint4b8, no act-order), so a library that initialises only the fields above keeps
-     its meaning when rebuilt against this header. */
-  int format_count;
-  const tc_format* formats;
 } tc_plugin_info_t;
 
 /* A kernel's numerics (docs/numerics.md, "Declared numerics"). Every enum starts at 1: a field left
@@ -211,6 +205,12 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_numerics(const tc_problem* problem, tc_nume
  * treats the whole workspace as locks: every byte must be zero again after each launch. */
 TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_layout(const tc_problem* problem, tc_workspace_layout* layout,
                                                       char* message, size_t message_capacity);
+
+/* OPTIONAL (ABI 2). The formats the library implements: returns an array of *count entries (at
+ * least one) that lives as long as the library. tilecheck reads it once, at load, from a library of
+ * abi_version 2 only; a problem of a format not listed is n/a without a call. A library without it
+ * implements ABI 1's format only (fp16 / uint4b8, no act-order). */
+TC_PLUGIN_EXPORT const tc_format* tc_plugin_formats(int* count);
 
 #ifdef __cplusplus
 }
