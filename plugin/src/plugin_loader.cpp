@@ -62,6 +62,25 @@ std::string check_layout(const tc_workspace_layout& l, std::size_t bytes) {
   return {};
 }
 
+// A library's formats: its tc_plugin_formats list, checked, or ABI 1's format without one.
+std::vector<tc_format> read_formats(const tc_format* (*formats)(int*), int abi_version, const std::string& path) {
+  if (formats == nullptr) return {abi_v1_format()};
+  require(abi_version >= 2, "kernel library ", path, " says abi_version ", abi_version,
+          " but exports tc_plugin_formats (ABI 2): say abi_version ", TC_PLUGIN_ABI_VERSION,
+          " (TC_PLUGIN_ABI_VERSION) to list formats");
+  int count = -1;
+  const tc_format* list = formats(&count);
+  require(count >= 1, "kernel library ", path, " lists count=", count,
+          " formats in tc_plugin_formats (expected 1 or more; without the function: ABI 1's format only)");
+  require(list != nullptr, "kernel library ", path, " lists count=", count, " formats in tc_plugin_formats but returns NULL");
+  std::vector<tc_format> out(list, list + count);
+  for (int i = 0; i < count; ++i) {
+    const std::string bad = format_problem(out[static_cast<size_t>(i)]);
+    require(bad.empty(), "kernel library ", path, " lists format ", i, " in tc_plugin_formats with ", bad);
+  }
+  return out;
+}
+
 }  // namespace
 
 const char* status_name(tc_status s) {
@@ -82,9 +101,14 @@ KernelPlugin KernelPlugin::load(const std::string& path) {
   if (k.handle_ == nullptr) throw Error(cat("cannot load kernel library ", path, ": ", dlerror()));
   using InfoFn = const tc_plugin_info_t* (*)();
   k.info_ = symbol<InfoFn>(k.handle_, "tc_plugin_info", path, true)();
-  require(k.info_ != nullptr && k.info_->abi_version == TC_PLUGIN_ABI_VERSION, "kernel library ", path,
-          " implements plugin ABI ", k.info_ ? k.info_->abi_version : -1, "; tilecheck needs ",
-          TC_PLUGIN_ABI_VERSION);
+  require(k.info_ != nullptr && k.info_->abi_version >= TC_PLUGIN_ABI_OLDEST &&
+              k.info_->abi_version <= TC_PLUGIN_ABI_VERSION,
+          "kernel library ", path, " implements plugin ABI ", k.info_ ? k.info_->abi_version : -1,
+          "; tilecheck loads ABI ", TC_PLUGIN_ABI_OLDEST, " to ", TC_PLUGIN_ABI_VERSION);
+  using FormatsFn = const tc_format* (*)(int*);
+  const auto formats = symbol<FormatsFn>(k.handle_, "tc_plugin_formats", path, false);
+  k.formats_ = read_formats(formats, k.info_->abi_version, path);
+  k.declared_formats_ = formats != nullptr;
   k.workspace_size_ = symbol<decltype(k.workspace_size_)>(k.handle_, "tc_plugin_workspace_size", path, true);
   k.run_ = symbol<decltype(k.run_)>(k.handle_, "tc_plugin_run", path, true);
   k.numerics_ = symbol<decltype(k.numerics_)>(k.handle_, "tc_plugin_numerics", path, false);
@@ -103,23 +127,54 @@ std::vector<TileConfig> KernelPlugin::configs() const {
   return out;
 }
 
+std::string KernelPlugin::not_applicable(const tc_format& f) const {
+  for (const tc_format& listed : formats_)
+    if (same_format(listed, f)) return "";
+  if (abi_version() < 2) return cat("kernel library ", path_, " (plugin ABI 1): ", abi_v1_refusal(f));
+  return cat("kernel library ", path_, " does not list format ", format_name(f), " (it lists ", format_names(formats_),
+             ")");
+}
+
+RunResult KernelPlugin::gate(const tc_problem& problem, tc_problem& out) const {
+  out = problem;
+  // Any other version is the caller's mistake: passed through for the library to refuse.
+  if (problem.abi_version != 1 && problem.abi_version != TC_PLUGIN_ABI_VERSION) return {};
+  const tc_format none{};
+  if (problem.abi_version == 1 || same_format(problem.format, none)) {  // ABI 1's format, built by hand
+    out.format = abi_v1_format();
+    out.bits = 4;
+    out.num_groups = problem.group > 0 ? problem.K / problem.group : 1;
+    out.zero_points = out.g_idx = out.perm = nullptr;
+  }
+  const std::string refused = not_applicable(out.format);
+  if (!refused.empty()) return {TC_ERR_UNSUPPORTED, refused};
+  out.abi_version = abi_version();
+  return {};
+}
+
 RunResult KernelPlugin::workspace_size(const tc_problem& problem, size_t& bytes) const {
+  tc_problem q;
+  if (RunResult refused = gate(problem, q); !refused.ok()) return refused;
   char message[kMessageCapacity] = {0};
-  const tc_status s = workspace_size_(&problem, &bytes, message, sizeof message);
+  const tc_status s = workspace_size_(&q, &bytes, message, sizeof message);
   return {s, message};
 }
 
 RunResult KernelPlugin::run(const tc_problem& problem) const {
+  tc_problem q;
+  if (RunResult refused = gate(problem, q); !refused.ok()) return refused;
   char message[kMessageCapacity] = {0};
-  const tc_status s = run_(&problem, message, sizeof message);
+  const tc_status s = run_(&q, message, sizeof message);
   return {s, message};
 }
 
 RunResult KernelPlugin::numerics(const tc_problem& problem, KernelNumerics& out) const {
   require(numerics_ != nullptr, "kernel library ", path_, " does not export tc_plugin_numerics");
+  tc_problem q;
+  if (RunResult refused = gate(problem, q); !refused.ok()) return refused;
   char message[kMessageCapacity] = {0};
   tc_numerics declared{};
-  const tc_status s = numerics_(&problem, &declared, message, sizeof message);
+  const tc_status s = numerics_(&q, &declared, message, sizeof message);
   if (s != TC_OK) return {s, cat("tc_plugin_numerics: ", message)};
   const std::string bad = decode(declared, out);
   if (!bad.empty())
@@ -132,9 +187,11 @@ RunResult KernelPlugin::workspace_layout(const tc_problem& problem, std::size_t 
   out = WorkspaceLayout{};
   out.lock_bytes = bytes;  // undeclared: all of it is locks
   if (layout_ == nullptr) return {};
+  tc_problem q;
+  if (RunResult refused = gate(problem, q); !refused.ok()) return refused;
   char message[kMessageCapacity] = {0};
   tc_workspace_layout declared{};
-  const tc_status s = layout_(&problem, &declared, message, sizeof message);
+  const tc_status s = layout_(&q, &declared, message, sizeof message);
   if (s != TC_OK) return {s, cat("tc_plugin_workspace_layout: ", message)};
   const std::string bad = check_layout(declared, bytes);
   if (!bad.empty())
@@ -147,16 +204,20 @@ RunResult KernelPlugin::workspace_layout(const tc_problem& problem, std::size_t 
 
 RunResult KernelPlugin::run_traced(const tc_problem& problem, int* trace, int capacity) const {
   require(traced_ != nullptr, "kernel library ", path_, " does not export tc_kernel_run_traced");
+  tc_problem q;
+  if (RunResult refused = gate(problem, q); !refused.ok()) return refused;
   char message[kMessageCapacity] = {0};
-  const tc_status s = traced_(&problem, trace, capacity, message, sizeof message);
+  const tc_status s = traced_(&q, trace, capacity, message, sizeof message);
   return {s, message};
 }
 
 RunResult KernelPlugin::run_dump(const tc_problem& problem, int launch, int column, float* dump) const {
   require(dump_ != nullptr, "kernel library ", path_, " does not export tc_kernel_run_dump (build the dump variant: "
           "libtc_kernel_upstream_dump.so, preset gpu)");
+  tc_problem q;
+  if (RunResult refused = gate(problem, q); !refused.ok()) return refused;
   char message[kMessageCapacity] = {0};
-  const tc_status s = dump_(&problem, launch, column, dump, message, sizeof message);
+  const tc_status s = dump_(&q, launch, column, dump, message, sizeof message);
   return {s, message};
 }
 

@@ -192,13 +192,46 @@ DeviceCase::DeviceCase(const HalfMatrix& A, const PackedMatrix& B, const HalfMat
   scales_.upload(scales_marlin.data(), scales_marlin.size() * 2);
 }
 
+DeviceCase::DeviceCase(const KernelOperands& ops)
+    : M_(ops.shape.M),
+      N_(ops.shape.N),
+      K_(ops.shape.K),
+      group_(ops.shape.group),
+      contract_(ops.contract),
+      format_(ops.format),
+      A_(ops.A.size() * 2),
+      B_(ops.B.size() * 4),
+      scales_(ops.scales.size() * 2),
+      C_((static_cast<std::size_t>(M_) + 2 * kGuardRows) * N_ * 2) {
+  const int words = N_ * 2 * code_bits(format_.weights) / 4;  // int32 words per packed row: 2N or 4N
+  require(ops.B.rows() * 16 == K_ && ops.B.cols() == words, "packed B is (", ops.B.rows(), ", ", ops.B.cols(),
+          "); K=", K_, " N=", N_, " of ", name(format_.weights), " codes need (", K_ / 16, ", ", words, ")");
+  A_.upload(ops.A.data(), ops.A.size() * 2);
+  B_.upload(ops.B.data(), ops.B.size() * 4);
+  scales_.upload(ops.scales.data(), ops.scales.size() * 2);
+  if (ops.zero_points.size() > 0) {
+    zero_points_ = DeviceBuffer(ops.zero_points.size() * 4);
+    zero_points_.upload(ops.zero_points.data(), ops.zero_points.size() * 4);
+  }
+  if (!ops.perm.empty()) {
+    static_assert(sizeof(int) == 4, "g_idx and perm are int32");
+    g_idx_ = DeviceBuffer(ops.g_idx.size() * 4);
+    g_idx_.upload(ops.g_idx.data(), ops.g_idx.size() * 4);
+    perm_ = DeviceBuffer(ops.perm.size() * 4);
+    perm_.upload(ops.perm.data(), ops.perm.size() * 4);
+  }
+}
+
 void* DeviceCase::output() const {
   return static_cast<char*>(C_.get()) + static_cast<std::size_t>(kGuardRows) * N_ * 2;
 }
 
 tc_problem DeviceCase::problem(const Launch& l, Workspace& ws) const {
-  return make_problem({M_, N_, K_, group_}, contract_, l,
-                      {A_.get(), B_.get(), scales_.get(), output(), ws.get(), ws.bytes()});
+  DeviceOperands on{A_.get(), B_.get(), scales_.get(), output(), ws.get(), ws.bytes()};
+  on.zero_points = zero_points_.get();
+  on.g_idx = g_idx_.get();
+  on.perm = perm_.get();
+  return make_problem({M_, N_, K_, group_}, contract_, l, on, format_);
 }
 
 void DeviceCase::poison() { C_.fill16(kPoison); }

@@ -1,10 +1,13 @@
 #include "tilecheck/suite/problem.h"
 
+#include "tilecheck/suite/kernel_operands.h"
+
 namespace tc {
 
 tc_contract plugin_contract(Contract c) { return c == Contract::marlin ? TC_CONTRACT_MARLIN : TC_CONTRACT_FP32; }
 
-tc_problem make_problem(const Shape& shape, Contract contract, const Launch& launch, const DeviceOperands& on) {
+tc_problem make_problem(const Shape& shape, Contract contract, const Launch& launch, const DeviceOperands& on,
+                        const FixtureFormat& format) {
   tc_problem q{};
   q.abi_version = TC_PLUGIN_ABI_VERSION;
   q.M = shape.M, q.N = shape.N, q.K = shape.K, q.group = shape.group;
@@ -18,6 +21,12 @@ tc_problem make_problem(const Shape& shape, Contract contract, const Launch& lau
   q.max_par = launch.max_par;
   q.flags = launch.flags;
   q.stream = launch.stream;
+  q.format = plugin_format(format);
+  q.bits = code_bits(format.weights);
+  q.num_groups = shape.group > 0 || is_per_column(shape.group) ? scale_rows(shape.K, shape.group) : 0;
+  q.zero_points = on.zero_points;
+  q.g_idx = on.g_idx;
+  q.perm = on.perm;
   return q;
 }
 

@@ -4,6 +4,11 @@
 
 namespace tc {
 
+std::string format_not_applicable(const KernelPlugin& kernel, const FixtureFormat& format) {
+  if (kernel.abi_version() < 2) return abi_v1_not_applicable(format);
+  return kernel.not_applicable(plugin_format(format));
+}
+
 SuiteRunner::SuiteRunner(const KernelPlugin* kernel, GoldenPaths paths) : kernel_(kernel), paths_(std::move(paths)) {}
 
 std::shared_ptr<const Fixture> SuiteRunner::shared_fixture(const std::string& case_id) {
@@ -25,10 +30,14 @@ Expectation SuiteRunner::expectation(const Cell& cell, const KernelNumerics& num
 KernelRun SuiteRunner::execute(const Cell& cell) {
   if (kernel_ == nullptr) throw Error(cat("no kernel library to run cell ", cell.name()));
   const Fixture& f = fixture(cell.case_id);
-  // The problem a v1 library is handed carries fp16 A and scales and Marlin-packed uint4b8 codes only.
-  require(is_v1_format(f.spec.format), "cell ", cell.name(), ": ", abi_v1_not_applicable(f.spec.format));
-  if (!device_)
-    device_ = std::make_unique<DeviceCase>(f.A, f.B_marlin, f.scales_marlin, f.spec.shape.group, f.spec.contract);
+  // A format the library does not implement is n/a before anything reaches the device.
+  const std::string refused = format_not_applicable(*kernel_, f.spec.format);
+  if (!refused.empty()) {
+    KernelRun out;
+    out.status = {TC_ERR_UNSUPPORTED, refused};
+    return out;
+  }
+  if (!device_) device_ = std::make_unique<DeviceCase>(kernel_operands(f));
   Launch l;
   l.config = cell.config;
   l.sms = cell.sms;

@@ -8,11 +8,35 @@
  * K), and, since ABI 1.1, tc_plugin_workspace_layout, saying which bytes of its workspace are locks
  * and which are scratch (a library without it has a workspace of locks only).
  *
- * Layouts (all device pointers, 16-byte aligned):
- *   A:      (M, K) fp16 row-major
- *   B:      (K/16, 2N) int32, the Marlin packed format (docs/plugin.md, reference/marlin_format.h)
- *   scales: (G, N) fp16, Marlin-permuted; G = K/group, or 1 for per-column scales (group = -1)
- *   C:      (M, N) fp16 row-major, written by the kernel
+ * ABI 2 extends ABI 1 by appending only: tc_problem gains fields after ABI 1's, so a library built
+ * against the 1.x header still loads and reads the same prefix. tilecheck hands a library that says
+ * abi_version 1 only problems of ABI 1's one format (fp16 / uint4b8, no act-order), with
+ * abi_version 1; a library that says 2 lists the formats it implements with the optional
+ * tc_plugin_formats (without it: ABI 1's format only) and is handed only those.
+ *
+ * Layouts (all device pointers, 16-byte aligned; G = num_groups, the rows of scales):
+ *   A:      (M, K) a_dtype row-major, columns in the ORIGINAL K order, also under act-order (a kernel
+ *           permutes A itself, as vLLM's marlin_mm does: A'[:, i] = A[:, perm[i]])
+ *   B:      int32 (K/16, 2N) for 4-bit codes, (K/16, 4N) for 8-bit codes; rows in the kernel's K
+ *           order (row i of the codes is original row perm[i] under act-order). Row kb holds the
+ *           16-deep slab [16kb, 16kb+16); each 64-column chunk holds, for mma lane `lane` (r =
+ *           2*(lane%4), column lane/4 of n8 blocks b = 0, 1) and n16 tile j of the chunk, the eight
+ *           codes rows r, r+1, r+8, r+9 of block 0 and of block 1:
+ *             4-bit: 128 words a chunk; word 4*lane + j, nibbles 0..7 =
+ *                    b0:r b0:r8 b1:r b1:r8 b0:r1 b0:r9 b1:r1 b1:r9 (nibble 0 in bits 0-3)
+ *             8-bit: 256 words a chunk; word 8*lane + 2*j + b, bytes 0..3 = b:r b:r8 b:r1 b:r9
+ *           (docs/plugin.md; reference/marlin_format.h, reference/marlin_format_8bit.h)
+ *   scales: (G, N) scale_dtype, Marlin-permuted (grouped: an 8x8 transpose within each 64 columns;
+ *           per column: the accumulator fragment order within each 32 columns); G = K/group, or 1
+ *           for per-column scales (group = -1)
+ *   zero_points (uint4 only): int32 (G, N/8). Take a row of zero points z[n] in 0..15; move column
+ *           n to p = the grouped scale permutation of n (64*(n/64) + 8*(n%8) + (n%64)/8, also for
+ *           per-column scales); position p goes to word p/8, nibble 4*(p%2) + (p%8)/2 (the
+ *           interleave 0 2 4 6 1 3 5 7 of vLLM's marlin_zero_points; reference/zero_points.h)
+ *   g_idx (act-order): int32 (K), the scale group of each row in the kernel's order: sorted
+ *           (g_idx[i] <= g_idx[i+1]); it is the checkpoint's g_idx at perm[i]
+ *   perm (act-order):  int32 (K), row i of the kernel's order is original row perm[i]
+ *   C:      (M, N) c_dtype row-major, written by the kernel
  * Plain C, so that any toolchain can implement it. */
 #ifndef TILECHECK_PLUGIN_H
 #define TILECHECK_PLUGIN_H
@@ -23,9 +47,11 @@
 extern "C" {
 #endif
 
-#define TC_PLUGIN_ABI_VERSION 1
-/* 1.1 adds the optional tc_plugin_workspace_layout; a 1.0 library loads and runs as before. */
-#define TC_PLUGIN_ABI_MINOR 1
+#define TC_PLUGIN_ABI_VERSION 2
+/* 1.1 added the optional tc_plugin_workspace_layout; 2.0 the format fields of tc_problem and the
+   optional tc_plugin_formats. Libraries of 1.0, 1.1 and 2.0 all load. */
+#define TC_PLUGIN_ABI_MINOR 0
+#define TC_PLUGIN_ABI_OLDEST 1 /* the oldest abi_version tilecheck loads */
 
 #if defined(__GNUC__)
 #define TC_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -54,11 +80,34 @@ typedef struct {
   int group_blocks; /* group / 16, or -1 for per-column scales */
 } tc_tile_config;
 
+/* ABI 2. Every enum starts at 1: a field left 0 is refused as not declared. */
+typedef enum {
+  TC_DTYPE_FP16 = 1,
+  TC_DTYPE_BF16 = 2
+} tc_dtype;
+
+typedef enum {
+  TC_WEIGHT_UINT4B8 = 1,  /* 4-bit code q stands for q - 8 (GPTQ symmetric; ABI 1's only type) */
+  TC_WEIGHT_UINT4 = 2,    /* 4-bit code q with a per-group zero point z stands for q - z (AWQ) */
+  TC_WEIGHT_UINT8B128 = 3 /* 8-bit code q stands for q - 128 (GPTQ 8-bit) */
+} tc_weight_type;
+
+/* A format a library implements (ABI 2): what the operands hold, not their sizes. Grouped and
+   per-column scales are not formats: a library refuses a group it does not run, as in ABI 1. */
+typedef struct {
+  int a_dtype;     /* tc_dtype of A */
+  int scale_dtype; /* tc_dtype of scales */
+  int c_dtype;     /* tc_dtype of C */
+  int weight_type; /* tc_weight_type */
+  int act_order;   /* 0: none; 1: g_idx and perm are given */
+  int is_k_full;   /* 1; 0 only with act_order: the K rows are a tensor-parallel shard's (vLLM's is_k_full) */
+} tc_format;
+
 #define TC_FLAG_SKIP_WORKSPACE_CHECK 1u /* do not read the locks back before launching (benchmarks,
                                            CUDA graph capture); the caller vouches they are zero */
 
 typedef struct {
-  int abi_version; /* TC_PLUGIN_ABI_VERSION */
+  int abi_version; /* the library's: 1 for a library of ABI 1, else TC_PLUGIN_ABI_VERSION */
   int M, N, K;
   int group;       /* 32, 64, 128, or -1: one scale per output column */
   tc_contract contract;
@@ -74,10 +123,18 @@ typedef struct {
   int sms;                /* grid size (thread blocks); 0: the device's multiprocessor count */
   int max_par;            /* most 64-row problems batched per launch; 0: 16 */
   unsigned flags;
+  /* ABI 2: present only when abi_version >= 2 (a library of ABI 1 is never given a problem of
+     another format, and reads only the fields above). */
+  tc_format format;        /* one the library lists in tc_plugin_formats */
+  int bits;                /* bits a code: 4 (uint4b8, uint4) or 8 (uint8b128) */
+  int num_groups;          /* G, the rows of scales and zero_points: K/group, 1 for per-column scales */
+  const void* zero_points; /* uint4: int32 (G, N/8), packed (layouts above); NULL otherwise */
+  const void* g_idx;       /* act_order: int32 (K), sorted; NULL otherwise */
+  const void* perm;        /* act_order: int32 (K); NULL otherwise */
 } tc_problem;
 
 typedef struct {
-  int abi_version;
+  int abi_version;         /* TC_PLUGIN_ABI_VERSION the library was built against (1 or 2) */
   const char* name;        /* e.g. "tilecheck-marlin" */
   const char* variant;     /* e.g. "upstream", "swapped", "mut07-no-lock" */
   int config_count;        /* entries in configs */
@@ -148,6 +205,12 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_numerics(const tc_problem* problem, tc_nume
  * treats the whole workspace as locks: every byte must be zero again after each launch. */
 TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_layout(const tc_problem* problem, tc_workspace_layout* layout,
                                                       char* message, size_t message_capacity);
+
+/* OPTIONAL (ABI 2). The formats the library implements: returns an array of *count entries (at
+ * least one) that lives as long as the library. tilecheck reads it once, at load, from a library of
+ * abi_version 2 only; a problem of a format not listed is n/a without a call. A library without it
+ * implements ABI 1's format only (fp16 / uint4b8, no act-order). */
+TC_PLUGIN_EXPORT const tc_format* tc_plugin_formats(int* count);
 
 #ifdef __cplusplus
 }

@@ -1,11 +1,16 @@
 // Loads a kernel library that implements the plugin ABI (tilecheck/plugin/plugin.h) with dlopen, checks
-// its ABI version, and calls it. Our own kernel variants are loaded the same way.
+// its ABI version and declarations, and calls it. Our own kernel variants are loaded the same way.
+// Every call with a problem goes through one gate first: the problem is given the library's ABI
+// version, and a problem of a format the library does not implement is refused (TC_ERR_UNSUPPORTED,
+// naming the library and the format) without calling it. A problem built by hand with abi_version
+// 1, or 2 with its format left all zero, is ABI 1's format (its ABI 2 fields are filled in).
 #pragma once
 #include <cstddef>
 #include <string>
 #include <vector>
 
 #include "tilecheck/plugin/debug_entry_points.h"
+#include "tilecheck/plugin/formats.h"
 #include "tilecheck/plugin/plugin.h"
 #include "tilecheck/reference/numerics.h"
 #include "tilecheck/reference/schedule.h"
@@ -29,10 +34,19 @@ struct RunResult {
 
 class KernelPlugin {
  public:
-  // Throws tc::Error naming the path and the problem (missing file, missing symbol, ABI mismatch).
+  // Throws tc::Error naming the path and the problem (missing file, missing symbol, an ABI version
+  // outside 1..TC_PLUGIN_ABI_VERSION, a malformed tc_plugin_formats list: the entry, field and value).
   static KernelPlugin load(const std::string& path);
 
   const tc_plugin_info_t& info() const { return *info_; }
+  int abi_version() const { return info_->abi_version; }
+  // The formats the library implements: its tc_plugin_formats list (ABI 2), or ABI 1's format.
+  const std::vector<tc_format>& formats() const { return formats_; }
+  bool declares_formats() const { return declared_formats_; }
+  // "" if the library implements `f`; else why not, naming the library and the format: for a
+  // library of ABI 1, "kernel library X (plugin ABI 1): format ...: the kernel library's ABI v1
+  // implements ..."; for ABI 2, "kernel library X does not list format bf16-uint4 (it lists ...)".
+  std::string not_applicable(const tc_format& f) const;
   std::vector<TileConfig> configs() const;  // info().configs as values
   const std::string& path() const { return path_; }
   RunResult workspace_size(const tc_problem& problem, size_t& bytes) const;
@@ -56,7 +70,13 @@ class KernelPlugin {
   RunResult run_dump(const tc_problem& problem, int launch, int column, float* dump) const;
 
  private:
+  // The problem as this library is to see it (its abi_version, the ABI 2 fields of ABI 1's format
+  // filled in), or TC_ERR_UNSUPPORTED with not_applicable's reason.
+  RunResult gate(const tc_problem& problem, tc_problem& out) const;
+
   std::string path_;
+  std::vector<tc_format> formats_;
+  bool declared_formats_ = false;
   void* handle_ = nullptr;  // kept open for the life of the process
   const tc_plugin_info_t* info_ = nullptr;
   tc_status (*workspace_size_)(const tc_problem*, size_t*, char*, size_t) = nullptr;

@@ -14,6 +14,7 @@
 #include "tilecheck/reference/matrix.h"
 #include "tilecheck/reference/quantize.h"
 #include "tilecheck/reference/schedule.h"
+#include "tilecheck/suite/kernel_operands.h"
 #include "tilecheck/suite/problem.h"
 
 namespace tc {
@@ -87,6 +88,8 @@ class DeviceCase {
   // A: (M, K) fp16; B: (K/16, 2N) Marlin-packed; scales: (G, N) Marlin-permuted.
   DeviceCase(const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales_marlin, int group,
              Contract contract);
+  // Any format (plugin ABI 2): also the packed zero points, g_idx and perm where the format has them.
+  explicit DeviceCase(const KernelOperands& ops);
   int M() const { return M_; }
   int N() const { return N_; }
 
@@ -107,7 +110,9 @@ class DeviceCase {
  private:
   int M_, N_, K_, group_;
   Contract contract_;
+  FixtureFormat format_;
   DeviceBuffer A_, B_, scales_, C_;
+  DeviceBuffer zero_points_, g_idx_, perm_;  // ABI 2; empty where the format has none
 };
 
 // Returns a "FAULT: ..." message. If `cuda_error` is a sticky error (illegal address, illegal instruction,

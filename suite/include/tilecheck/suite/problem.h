@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <optional>
 
+#include "tilecheck/fixtures/catalogue.h"
 #include "tilecheck/plugin/plugin.h"
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/schedule.h"
@@ -33,9 +34,16 @@ struct DeviceOperands {
   void* C = nullptr;             // (M, N) fp16
   void* workspace = nullptr;     // zeroed; may be null while asking for the workspace size
   std::size_t workspace_bytes = 0;
+  // ABI 2 (tilecheck/suite/kernel_operands.h says what each holds); null where the format has none.
+  const void* zero_points = nullptr;  // (G, N/8) int32, uint4 only
+  const void* g_idx = nullptr;        // (K) int32, act-order only
+  const void* perm = nullptr;         // (K) int32, act-order only
 };
 
 tc_contract plugin_contract(Contract c);
-tc_problem make_problem(const Shape& shape, Contract contract, const Launch& launch, const DeviceOperands& on);
+// An ABI 2 problem of `format` (the default: ABI 1's format, fp16 / uint4b8). The loader gives a
+// library of ABI 1 the same problem with abi_version 1, or refuses it if the format is another.
+tc_problem make_problem(const Shape& shape, Contract contract, const Launch& launch, const DeviceOperands& on,
+                        const FixtureFormat& format = {});
 
 }  // namespace tc

@@ -16,6 +16,11 @@
 
 namespace tc {
 
+// Why `kernel` cannot run cases of `format`, "" if it can: for a library of plugin ABI 1, the
+// sentence of abi_v1_not_applicable (the one the matrix's excluded_formats prints); for ABI 2, the
+// loader's, naming the library and the format it does not list.
+std::string format_not_applicable(const KernelPlugin& kernel, const FixtureFormat& format);
+
 class SuiteRunner {
  public:
   // `kernel` may be null for judging recordings only.
@@ -26,7 +31,9 @@ class SuiteRunner {
   std::shared_ptr<const Fixture> shared_fixture(const std::string& case_id);
   // The cell's case under `numerics` on the cell's schedule (the expectation the judge chain builds).
   Expectation expectation(const Cell& cell, const KernelNumerics& numerics);
-  KernelRun execute(const Cell& cell);                 // the kernel's output for the cell
+  // The kernel's output for the cell; a case of a format the library does not implement is
+  // TC_ERR_UNSUPPORTED (n/a) with format_not_applicable's reason, without touching the device.
+  KernelRun execute(const Cell& cell);
 
  private:
   const KernelPlugin* kernel_;

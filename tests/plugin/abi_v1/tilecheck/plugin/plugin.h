@@ -1,0 +1,156 @@
+/* tilecheck plugin ABI: how the suite drives any INT4xFP16 GEMM kernel built as a shared library.
+ *
+ * A kernel library exports the three functions declared at the end (tc_plugin_info,
+ * tc_plugin_workspace_size, tc_plugin_run). tilecheck loads it with dlopen, fills a tc_problem and
+ * calls tc_plugin_run. Our own kernel is exposed through exactly this ABI (docs/plugin.md).
+ * Optionally it also exports tc_plugin_numerics, declaring its arithmetic and work split per problem
+ * (a library without it is judged by the problem's contract with bounds that hold for any split of
+ * K), and, since ABI 1.1, tc_plugin_workspace_layout, saying which bytes of its workspace are locks
+ * and which are scratch (a library without it has a workspace of locks only).
+ *
+ * Layouts (all device pointers, 16-byte aligned):
+ *   A:      (M, K) fp16 row-major
+ *   B:      (K/16, 2N) int32, the Marlin packed format (docs/plugin.md, reference/marlin_format.h)
+ *   scales: (G, N) fp16, Marlin-permuted; G = K/group, or 1 for per-column scales (group = -1)
+ *   C:      (M, N) fp16 row-major, written by the kernel
+ * Plain C, so that any toolchain can implement it. */
+#ifndef TILECHECK_PLUGIN_H
+#define TILECHECK_PLUGIN_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TC_PLUGIN_ABI_VERSION 1
+/* 1.1 adds the optional tc_plugin_workspace_layout; a 1.0 library loads and runs as before. */
+#define TC_PLUGIN_ABI_MINOR 1
+
+#if defined(__GNUC__)
+#define TC_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define TC_PLUGIN_EXPORT
+#endif
+
+typedef enum {
+  TC_OK = 0,
+  TC_ERR_INVALID_ARGUMENT = 1, /* a size, pointer, alignment or option is invalid */
+  TC_ERR_UNSUPPORTED = 2,      /* valid problem, but no configuration of this kernel runs it */
+  TC_ERR_WORKSPACE = 3,        /* workspace missing, too small, or not in its zeroed state */
+  TC_ERR_CUDA = 4              /* a CUDA call or the launch failed */
+} tc_status;
+
+typedef enum {
+  TC_CONTRACT_MARLIN = 0, /* fp16 partial sums in C; per-column: RN16(RN16(acc) * s) */
+  TC_CONTRACT_FP32 = 1    /* fp32 partial sums in the workspace; per-column: RN16(acc * s) */
+} tc_contract;
+
+/* A tile configuration; all zero asks the kernel to choose. */
+typedef struct {
+  int m_blocks;     /* 16-row blocks per thread-block tile: 1..4 */
+  int n_blocks;     /* 16-column blocks: 8 (128 wide) or 16 (256 wide) */
+  int k_blocks;     /* 16-deep blocks: 8 (128 deep) or 4 (64 deep) */
+  int group_blocks; /* group / 16, or -1 for per-column scales */
+} tc_tile_config;
+
+#define TC_FLAG_SKIP_WORKSPACE_CHECK 1u /* do not read the locks back before launching (benchmarks,
+                                           CUDA graph capture); the caller vouches they are zero */
+
+typedef struct {
+  int abi_version; /* TC_PLUGIN_ABI_VERSION */
+  int M, N, K;
+  int group;       /* 32, 64, 128, or -1: one scale per output column */
+  tc_contract contract;
+  const void* A;
+  const void* B;
+  const void* scales;
+  void* C;
+  void* workspace;        /* zeroed once by the caller; a launch leaves its locks zero, its scratch
+                             in any state (tc_plugin_workspace_layout) */
+  size_t workspace_bytes; /* at least tc_plugin_workspace_size() */
+  void* stream;           /* cudaStream_t; NULL is the legacy default stream */
+  tc_tile_config config;  /* all zero: automatic */
+  int sms;                /* grid size (thread blocks); 0: the device's multiprocessor count */
+  int max_par;            /* most 64-row problems batched per launch; 0: 16 */
+  unsigned flags;
+} tc_problem;
+
+typedef struct {
+  int abi_version;
+  const char* name;        /* e.g. "tilecheck-marlin" */
+  const char* variant;     /* e.g. "upstream", "swapped", "mut07-no-lock" */
+  int config_count;        /* entries in configs */
+  const tc_tile_config* configs;
+} tc_plugin_info_t;
+
+/* A kernel's numerics (docs/numerics.md, "Declared numerics"). Every enum starts at 1: a field left
+ * zero is refused as not declared, and so is any value not listed here. */
+typedef enum {
+  TC_ACCUMULATOR_FP32 = 1, /* fp32 MMA accumulators (all tilecheck can bound) */
+  TC_ACCUMULATOR_FP16 = 2  /* fp16 accumulators: declared honestly, refused by the judge */
+} tc_accumulator;
+
+typedef enum {
+  TC_PARTIALS_FP16 = 1, /* partial sums passed between thread blocks are stored as fp16 */
+  TC_PARTIALS_FP32 = 2  /* ... as fp32 */
+} tc_partials;
+
+typedef enum {
+  TC_EPILOGUE_ROUND_THEN_SCALE = 1, /* per-column scales: RN16(RN16(acc) * s) */
+  TC_EPILOGUE_SCALE_THEN_ROUND = 2  /* per-column scales: RN16(RN32(acc * s)); grouped scales: either is RN16(acc) */
+} tc_epilogue;
+
+typedef enum {
+  TC_SCHEDULE_MARLIN_STRIPED = 1, /* Marlin's striped split of K over the grid, as reference/schedule.h models it */
+  TC_SCHEDULE_UNKNOWN = 2         /* any split of K into slices of at least min_k_slice rows, any reduction order */
+} tc_schedule;
+
+typedef struct {
+  int accumulator; /* tc_accumulator */
+  int partials;    /* tc_partials */
+  int epilogue;    /* tc_epilogue */
+  int schedule;    /* tc_schedule */
+  int min_k_slice; /* the shallowest range of K one thread block sums, in rows: a multiple of 16; 0: not known (16) */
+} tc_numerics;
+
+/* ABI 1.1: the parts of a problem's workspace (byte ranges of the tc_plugin_workspace_size bytes).
+ * Locks are zero when a launch starts and the launch must leave them zero; scratch may hold anything
+ * when a launch starts (tilecheck fills it with a poison pattern), so the kernel writes what it
+ * reads there first. Bytes in neither range are locks. Either range may be empty (bytes 0). */
+typedef struct {
+  size_t lock_offset;
+  size_t lock_bytes;
+  size_t scratch_offset;
+  size_t scratch_bytes;
+} tc_workspace_layout;
+
+/* Static description of the library. */
+TC_PLUGIN_EXPORT const tc_plugin_info_t* tc_plugin_info(void);
+/* Bytes of workspace tc_plugin_run needs for this problem (sizes, group, contract, config, sms,
+ * max_par are read; pointers are not). Returns TC_OK or an error with a message; answering
+ * TC_ERR_UNSUPPORTED here, as tc_plugin_run would, lets tilecheck report a cell n/a without a launch
+ * (it asks this way once a configuration has faulted and is no longer launched). */
+TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_size(const tc_problem* problem, size_t* bytes, char* message,
+                                            size_t message_capacity);
+/* Validates everything, then launches on problem->stream. Never launches on invalid input. On
+ * error, writes a one-line reason into message (if not NULL). Thread-safe for different streams
+ * with different workspaces; a workspace must not be shared by launches that may run at once. */
+TC_PLUGIN_EXPORT tc_status tc_plugin_run(const tc_problem* problem, char* message, size_t message_capacity);
+/* OPTIONAL. The numerics tc_plugin_run uses for this problem (sizes, group, contract, config, sms,
+ * max_par are read; pointers are not): fills *numerics and returns TC_OK, or TC_ERR_UNSUPPORTED
+ * (tilecheck reports the cell n/a) or another error with a message. Called after each run that
+ * returned TC_OK, for the same problem. */
+TC_PLUGIN_EXPORT tc_status tc_plugin_numerics(const tc_problem* problem, tc_numerics* numerics, char* message,
+                                              size_t message_capacity);
+/* OPTIONAL (ABI 1.1). The layout of the workspace tc_plugin_workspace_size asked for this problem
+ * (the same fields are read). Returns TC_OK or an error with a message. Without it, tilecheck
+ * treats the whole workspace as locks: every byte must be zero again after each launch. */
+TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_layout(const tc_problem* problem, tc_workspace_layout* layout,
+                                                      char* message, size_t message_capacity);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILECHECK_PLUGIN_H */
