@@ -45,7 +45,36 @@ std::string built_configs() {
   return names;
 }
 
+#ifndef TC_KERNEL_BF16
+#define TC_KERNEL_BF16 0
+#endif
+
+// The formats this library implements (plugin ABI 2): fp16 / uint4b8, and bf16 / uint4b8 where the
+// bf16 instances are built. No zero points, act-order or 8-bit codes yet.
+constexpr tc_format kFp16 = {TC_DTYPE_FP16, TC_DTYPE_FP16, TC_DTYPE_FP16, TC_WEIGHT_UINT4B8, 0, 1};
+constexpr tc_format kBf16 = {TC_DTYPE_BF16, TC_DTYPE_BF16, TC_DTYPE_BF16, TC_WEIGHT_UINT4B8, 0, 1};
+constexpr tc_format kFormats[] = {kFp16, kBf16};
+constexpr int kFormatCount = TC_KERNEL_BF16 ? 2 : 1;
+
+bool same_format(const tc_format& a, const tc_format& b) {
+  return a.a_dtype == b.a_dtype && a.scale_dtype == b.scale_dtype && a.c_dtype == b.c_dtype &&
+         a.weight_type == b.weight_type && a.act_order == b.act_order && a.is_k_full == b.is_k_full;
+}
+
+// Whether the problem is bf16: its format must be one listed; a format left all zero (a problem
+// written by hand against ABI 1's fields) is ABI 1's fp16 / uint4b8.
+bool resolve_bf16(const tc_format& f) {
+  if (same_format(f, tc_format{}) || same_format(f, kFp16)) return false;
+  for (int i = 0; i < kFormatCount; ++i)
+    if (same_format(f, kFormats[i])) return true;
+  fail(TC_ERR_UNSUPPORTED, cat("format a_dtype=", f.a_dtype, " scale_dtype=", f.scale_dtype, " c_dtype=", f.c_dtype,
+                               " weight_type=", f.weight_type, " act_order=", f.act_order, " is_k_full=", f.is_k_full,
+                               " is not one this library lists (", TC_KERNEL_BF16 ? "fp16 and bf16" : "fp16",
+                               " with uint4b8 codes, no act-order)"));
+}
+
 struct Resolved {
+  bool bf16;
   Shape shape;
   TileConfig config;
   int sms;
@@ -60,6 +89,7 @@ Resolved resolve(const tc_problem* p) {
     fail(TC_ERR_INVALID_ARGUMENT, cat("abi_version=", p->abi_version, " but this kernel implements ",
                                       TC_PLUGIN_ABI_VERSION));
   Resolved r;
+  r.bf16 = resolve_bf16(p->format);
   r.shape = Shape{p->M, p->N, p->K, p->group};
   try {
     validate_shape(r.shape);
@@ -80,7 +110,7 @@ Resolved resolve(const tc_problem* p) {
   } catch (const Error& e) {
     fail(automatic ? TC_ERR_UNSUPPORTED : TC_ERR_INVALID_ARGUMENT, e.what());
   }
-  if (device::find_kernel(r.config).kernel == nullptr)
+  if (device::find_kernel(r.config, r.bf16).kernel == nullptr)
     fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(r.config), " (built: ", built_configs(), ")"));
   r.sms = p->sms;
   if (r.sms == 0) {
@@ -145,7 +175,7 @@ void launch_all(const tc_problem* p, const Resolved& r, const Debug& debug) {
   for (const LaunchPlan& plan : plans) {
     TileConfig config = r.config;
     config.m_blocks = plan.m_blocks;
-    const device::KernelEntry entry = device::find_kernel(config);
+    const device::KernelEntry entry = device::find_kernel(config, r.bf16);
     if (entry.kernel == nullptr)
       fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(config), " (built: ", built_configs(), ")"));
     TC_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(entry.kernel),
@@ -228,6 +258,11 @@ const tc_plugin_info_t* tc_plugin_info(void) {
     return tc_plugin_info_t{TC_PLUGIN_ABI_VERSION, "tilecheck-marlin", TC_VARIANT_NAME, kCount, configs};
   }();
   return &info;
+}
+
+const tc_format* tc_plugin_formats(int* count) {
+  if (count != nullptr) *count = tc::kernel::kFormatCount;
+  return tc::kernel::kFormats;
 }
 
 tc_status tc_plugin_workspace_size(const tc_problem* problem, size_t* bytes, char* message,

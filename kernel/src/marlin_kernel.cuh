@@ -1,6 +1,6 @@
 // The kernel under test: C = A * dequant(B) for 4-bit weights in the Marlin packed format.
-//   A: (rows, K) fp16 row-major   B: (K/16, 2N) int32 packed   scales: (G, N) fp16 permuted
-//   C: (rows, N) fp16 row-major
+//   A: (rows, K) fp16 or bf16 row-major   B: (K/16, 2N) int32 packed   scales: (G, N) fp16 or bf16 permuted
+//   C: (rows, N) fp16 or bf16 row-major
 // Written from the published Marlin algorithm: 256 threads, one block per SM, a striped partition
 // of k-tiles (tilecheck/reference/stripe.h), a 6-stage cp.async pipeline, ldmatrix and mma.sync
 // m16n8k16 with fp32 accumulation (tilecheck/reference/mma_layout.h), a block reduction in shared
@@ -24,6 +24,7 @@
 #include "block_reduce.cuh"
 #include "delays.cuh"
 #include "dequantize.cuh"
+#include "element_type.cuh"
 #include "fp32_partials.cuh"
 #include "fp32_tile.cuh"
 #include "kernel_args.h"
@@ -38,8 +39,9 @@
 
 namespace tc::device {
 
-template <int M_BLOCKS, int N_BLOCKS, int K_BLOCKS, int GROUP_BLOCKS>
+template <int M_BLOCKS, int N_BLOCKS, int K_BLOCKS, int GROUP_BLOCKS, bool BF16>
 __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs args) {
+  using E = Element<BF16>;  // fp16 or bf16 (element_type.cuh)
   constexpr bool kPerColumn = GROUP_BLOCKS < 0;
   constexpr SmemLayout L =
       smem_layout(M_BLOCKS, N_BLOCKS, K_BLOCKS, GROUP_BLOCKS, mutant(kMutScalesInReduceScratch));
@@ -209,7 +211,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     static_assert(kSubTiles % 2 == 0, "the fragment double buffer alternates within a k-tile");
     std::uint32_t frag_a[2][M_BLOCKS][4];  // ldmatrix: A rows of each 16-row block
     std::uint32_t frag_w[2][4];            // packed B words, one per n16 tile
-    half2 frag_s[2][4];  // grouped: per n16 tile t, the scales of this lane's column in n8 blocks 2t, 2t+1
+    typename E::Pair frag_s[2][4];  // grouped: per n16 tile t, the scales of this lane's column in n8 blocks 2t, 2t+1
     const auto load_fragments = [&](int buf, int stage, int j, int kt_in_slice) {
       const int sub = warp_row + kWarpRows * j;
       const int4* a_src = sh_a + stage * kAStage;
@@ -225,8 +227,8 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         if constexpr (mutant(kMutSharedGroupScaleSlot)) slot = (kt_in_slice - kt_in_slice % kGroupTiles) % kStages;
         const int q = GROUP_BLOCKS < K_BLOCKS ? sub / GROUP_BLOCKS : 0;
         const int4 sc = sh_s[slot * kScaleSlot + q * kScaleRow + 8 * warp_col + lane / 4];
-        frag_s[buf][0] = half2_of(sc.x), frag_s[buf][1] = half2_of(sc.y);
-        frag_s[buf][2] = half2_of(sc.z), frag_s[buf][3] = half2_of(sc.w);
+        frag_s[buf][0] = E::pair(sc.x), frag_s[buf][1] = E::pair(sc.y);
+        frag_s[buf][2] = E::pair(sc.z), frag_s[buf][3] = E::pair(sc.w);
       }
     };
     // The MMAs of one sub-tile: dequantize each word (and scale it: w^ = RN16((q - 8) * s), before
@@ -235,16 +237,16 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
 #pragma unroll
       for (int tile = 0; tile < 4; ++tile) {
         std::uint32_t b0[2], b1[2];
-        dequantize_word(frag_w[buf][tile], b0, b1);
+        E::dequantize(frag_w[buf][tile], b0, b1);
         if constexpr (!kPerColumn) {
-          const half2 s0 = __low2half2(frag_s[buf][tile]), s1 = __high2half2(frag_s[buf][tile]);
-          b0[0] = bits_of(__hmul2(half2_of(b0[0]), s0)), b0[1] = bits_of(__hmul2(half2_of(b0[1]), s0));
-          b1[0] = bits_of(__hmul2(half2_of(b1[0]), s1)), b1[1] = bits_of(__hmul2(half2_of(b1[1]), s1));
+          const typename E::Pair s0 = E::low2(frag_s[buf][tile]), s1 = E::high2(frag_s[buf][tile]);
+          b0[0] = E::bits(E::mul(E::pair(b0[0]), s0)), b0[1] = E::bits(E::mul(E::pair(b0[1]), s0));
+          b1[0] = E::bits(E::mul(E::pair(b1[0]), s1)), b1[1] = E::bits(E::mul(E::pair(b1[1]), s1));
         }
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb) {
-          mma_m16n8k16(acc[mb][tile][0], frag_a[buf][mb], b0);
-          mma_m16n8k16(acc[mb][tile][1], frag_a[buf][mb], b1);
+          E::mma(acc[mb][tile][0], frag_a[buf][mb], b0);
+          E::mma(acc[mb][tile][1], frag_a[buf][mb], b1);
         }
       }
     };
@@ -345,7 +347,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     // ---- write-out (write_out.cuh): marlin's running sum handed on, or the epilogue and C ----
     const bool marlin_sum = reduce && !fp32_partials && slice_idx > 0;
     if (last || (reduce && !fp32_partials))
-      write_out<kPerColumn>(args, sums, sh_col_s, delays, utid, row0, n_tile, rows_valid, s_row, last, marlin_sum, fp32_partials);
+      write_out<kPerColumn, E>(args, sums, sh_col_s, delays, utid, row0, n_tile, rows_valid, s_row, last, marlin_sum, fp32_partials);
     if constexpr (kAccDump) {  // the running sum after this reduction step
       if (dumping && reduce) {  // (uniform over the block) every thread's additions above land first
         __syncthreads();

@@ -1,5 +1,5 @@
 // The write-out (marlin_kernel.cuh): one pass over this thread's 8-column chunks of the block's fp32
-// tile. Under the marlin contract the running sum in C (fp16) of the blocks before is added, then
+// tile. Under the marlin contract the running sum in C (C's type) of the blocks before is added, then
 // handed on (not last); the last block applies the epilogue and writes C. Called by every thread.
 #pragma once
 #include <cstddef>
@@ -16,7 +16,7 @@ namespace tc::device {
 
 // Every load of the running sum is issued before the first is used. The slice's values come by
 // reference, as a lambda in the kernel would capture them.
-template <bool PER_COLUMN, typename Tile, typename DelaySeam>
+template <bool PER_COLUMN, typename E, typename Tile, typename DelaySeam>
 __device__ __forceinline__ void write_out(const KernelArgs& args, const Tile& sums, const int4* const& sh_col_s,
                                           DelaySeam& delays, const unsigned& utid, const int& row0, const int& n_tile,
                                           const int& rows_valid, const int& s_row, const bool& last,
@@ -32,13 +32,13 @@ __device__ __forceinline__ void write_out(const KernelArgs& args, const Tile& su
     p[i] = make_int4(0, 0, 0, 0);  // defined for rows past rows_valid too (never used)
     if (marlin_sum && int(utid / Tile::kC8) + i * Tile::kCRowStep < rows_valid) p[i] = __ldcg(src);
   }
-  [[maybe_unused]] half2 scale[4];  // per column: this thread's eight columns keep their scales
+  [[maybe_unused]] typename E::Pair scale[4];  // per column: this thread's eight columns keep their scales
   if constexpr (PER_COLUMN) {
     if (last) {
-      const __half* col_s = reinterpret_cast<const __half*>(sh_col_s);
+      const typename E::Scalar* col_s = reinterpret_cast<const typename E::Scalar*>(sh_col_s);
 #pragma unroll
       for (int e = 0; e < 4; ++e)
-        scale[e] = __halves2half2(col_s[column_scale_slot(8 * c8 + 2 * e)], col_s[column_scale_slot(8 * c8 + 2 * e + 1)]);
+        scale[e] = E::join(col_s[column_scale_slot(8 * c8 + 2 * e)], col_s[column_scale_slot(8 * c8 + 2 * e + 1)]);
     }
   }
   int4* dst = c_first;
@@ -51,35 +51,34 @@ __device__ __forceinline__ void write_out(const KernelArgs& args, const Tile& su
     float v[8];
     sums.load(chunk, v);
     if (marlin_sum && r < rows_valid) {
-      const half2* h = reinterpret_cast<const half2*>(&p[i]);
+      const typename E::Pair* h = reinterpret_cast<const typename E::Pair*>(&p[i]);
 #pragma unroll
       for (int e = 0; e < 4; ++e) {
-        const float2 f = __half22float2(h[e]);
+        const float2 f = E::widen(h[e]);
         v[2 * e] += f.x, v[2 * e + 1] += f.y;
       }
       if constexpr (kAccDump) sums.store(chunk, v);  // the dump reads the running sum
     }
     int4 out;
-    half2* const h2 = reinterpret_cast<half2*>(&out);
-    if (!last) {  // marlin: the running sum handed on as fp16
+    typename E::Pair* const h2 = reinterpret_cast<typename E::Pair*>(&out);
+    if (!last) {  // marlin: the running sum handed on in C's type
 #pragma unroll
-      for (int e = 0; e < 4; ++e) h2[e] = __floats2half2_rn(v[2 * e], v[2 * e + 1]);
+      for (int e = 0; e < 4; ++e) h2[e] = E::round(v[2 * e], v[2 * e + 1]);
       __stcg(dst, out);
       continue;
     }
 #pragma unroll
     for (int e = 0; e < 4; ++e) {
       float x0 = v[2 * e], x1 = v[2 * e + 1];
-      if (PER_COLUMN && !fp32_partials) {  // marlin: round, then scale in fp16 (exact: no second rounding)
-        h2[e] = __hmul2(__floats2half2_rn(x0, x1), scale[e]);
+      if (PER_COLUMN && !fp32_partials) {  // marlin: round, then scale in C's type
+        h2[e] = E::mul(E::round(x0, x1), scale[e]);
         continue;
       }
       if constexpr (PER_COLUMN) {  // fp32: scale in fp32, round once
-        const float2 s = __half22float2(scale[e]);
+        const float2 s = E::widen(scale[e]);
         x0 *= s.x, x1 *= s.y;
       }
-      h2[e] = mutant(kMutRoundTowardZero) ? __halves2half2(__float2half_rz(x0), __float2half_rz(x1))
-                                          : __floats2half2_rn(x0, x1);
+      h2[e] = mutant(kMutRoundTowardZero) ? E::round_toward_zero(x0, x1) : E::round(x0, x1);
     }
     *dst = out;
   }
