@@ -10,6 +10,7 @@
 
 #include "dequantize.cuh"
 #include "ptx.cuh"
+#include "variants.h"
 
 namespace tc::device {
 
@@ -22,6 +23,8 @@ struct Element<false> {
   using Pair = half2;
   static __device__ __forceinline__ Pair pair(std::uint32_t u) { return half2_of(u); }
   static __device__ __forceinline__ std::uint32_t bits(Pair p) { return bits_of(p); }
+  static __device__ __forceinline__ Pair scales(std::uint32_t u) { return half2_of(u); }
+  static __device__ __forceinline__ Scalar scale(Scalar s) { return s; }
   static __device__ __forceinline__ Pair low2(Pair p) { return __low2half2(p); }
   static __device__ __forceinline__ Pair high2(Pair p) { return __high2half2(p); }
   static __device__ __forceinline__ Pair mul(Pair a, Pair b) { return __hmul2(a, b); }
@@ -45,6 +48,17 @@ struct Element<true> {
   using Pair = __nv_bfloat162;
   static __device__ __forceinline__ Pair pair(std::uint32_t u) { return *reinterpret_cast<Pair*>(&u); }
   static __device__ __forceinline__ std::uint32_t bits(Pair p) { return *reinterpret_cast<std::uint32_t*>(&p); }
+  // A pair of scales as read from shared memory (mutant 16 passes them through fp16 first).
+  static __device__ __forceinline__ Pair scales(std::uint32_t u) {
+    const Pair s = pair(u);
+    if constexpr (!mutant(kMutBf16ScaleThroughFp16)) return s;
+    const float2 f = __half22float2(__float22half2_rn(__bfloat1622float2(s)));
+    return __floats2bfloat162_rn(f.x, f.y);
+  }
+  static __device__ __forceinline__ Scalar scale(Scalar s) {
+    if constexpr (!mutant(kMutBf16ScaleThroughFp16)) return s;
+    return __float2bfloat16(__half2float(__float2half_rn(__bfloat162float(s))));
+  }
   static __device__ __forceinline__ Pair low2(Pair p) { return __low2bfloat162(p); }
   static __device__ __forceinline__ Pair high2(Pair p) { return __high2bfloat162(p); }
   static __device__ __forceinline__ Pair mul(Pair a, Pair b) { return __hmul2(a, b); }

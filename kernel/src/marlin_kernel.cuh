@@ -227,8 +227,8 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         if constexpr (mutant(kMutSharedGroupScaleSlot)) slot = (kt_in_slice - kt_in_slice % kGroupTiles) % kStages;
         const int q = GROUP_BLOCKS < K_BLOCKS ? sub / GROUP_BLOCKS : 0;
         const int4 sc = sh_s[slot * kScaleSlot + q * kScaleRow + 8 * warp_col + lane / 4];
-        frag_s[buf][0] = E::pair(sc.x), frag_s[buf][1] = E::pair(sc.y);
-        frag_s[buf][2] = E::pair(sc.z), frag_s[buf][3] = E::pair(sc.w);
+        frag_s[buf][0] = E::scales(sc.x), frag_s[buf][1] = E::scales(sc.y);
+        frag_s[buf][2] = E::scales(sc.z), frag_s[buf][3] = E::scales(sc.w);
       }
     };
     // The MMAs of one sub-tile: dequantize each word (and scale it: w^ = RN16((q - 8) * s), before

@@ -3,6 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "variants.h"
+
 namespace tc::kernel {
 namespace {
 
@@ -13,7 +15,11 @@ __global__ void permute_columns(const std::uint16_t* A, const int* perm, std::ui
   const int i = blockIdx.x * kThreads + threadIdx.x;
   if (i >= K) return;
   const std::size_t row = static_cast<std::size_t>(blockIdx.y) * K;
-  out[row + i] = A[row + perm[i]];
+  if constexpr (mutant(kMutActOrderScatter)) {
+    out[row + perm[i]] = A[row + i];  // the permutation applied the other way round
+  } else {
+    out[row + i] = A[row + perm[i]];
+  }
 }
 
 }  // namespace

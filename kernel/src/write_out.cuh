@@ -38,7 +38,8 @@ __device__ __forceinline__ void write_out(const KernelArgs& args, const Tile& su
       const typename E::Scalar* col_s = reinterpret_cast<const typename E::Scalar*>(sh_col_s);
 #pragma unroll
       for (int e = 0; e < 4; ++e)
-        scale[e] = E::join(col_s[column_scale_slot(8 * c8 + 2 * e)], col_s[column_scale_slot(8 * c8 + 2 * e + 1)]);
+        scale[e] = E::join(E::scale(col_s[column_scale_slot(8 * c8 + 2 * e)]),
+                           E::scale(col_s[column_scale_slot(8 * c8 + 2 * e + 1)]));
     }
   }
   int4* dst = c_first;
