@@ -164,7 +164,7 @@ WorkerInfo decode_info(Message& m) {
   info.declares_numerics = m.get<std::uint8_t>() != 0;
   info.lists_formats = m.get<std::uint8_t>() != 0;
   const auto formats = m.get<std::int32_t>();
-  require(formats >= 1 && formats <= 1024, "worker message: ", formats, " formats (expected 1 or more)");
+  require(formats >= 1 && formats <= 1024, "worker message: ", formats, " formats (expected 1 to 1024)");
   info.formats.clear();  // the default's ABI 1 format: the worker's list replaces it
   for (int i = 0; i < formats; ++i) info.formats.push_back(get_format(m));
   return info;
