@@ -156,6 +156,8 @@ std::vector<Cell> live_cells(const WorkerInfo& kernel, const GoldenPaths& paths,
   m.variant = kernel.variant;
   m.all_sms = kernel.multiprocessors;
   m.reduced = o.reduced;
+  m.formats = kernel.formats;
+  m.lists_formats = kernel.lists_formats;
   std::vector<CatalogueEntry> entries = load_catalogue(paths.catalogue()).entries;
   if (o.committed)
     entries.erase(std::remove_if(entries.begin(), entries.end(),
@@ -166,11 +168,11 @@ std::vector<Cell> live_cells(const WorkerInfo& kernel, const GoldenPaths& paths,
                                  [&](const CatalogueEntry& e) { return name(e.spec.contract) != o.contract; }),
                   entries.end());
   for (const CatalogueEntry& e : entries) families[e.spec.id] = case_family(e.spec);
-  // Cases of the formats ABI v1 cannot carry have no cells; say so once per format.
+  // Cases of the formats the library does not implement have no cells; say so once per reason.
   std::vector<CatalogueEntry> wanted;
   for (const CatalogueEntry& e : entries)
     if (std::regex_search(e.spec.id, filter)) wanted.push_back(e);
-  for (const std::string& line : excluded_formats(wanted))
+  for (const std::string& line : excluded_formats(wanted, m))
     std::fprintf(stderr, "n/a (not in the matrix): %s\n", line.c_str());
   std::vector<Cell> cells;
   for (const Cell& c : suite_cells(entries, kernel.configs, m))

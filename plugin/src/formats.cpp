@@ -79,4 +79,9 @@ std::string abi_v1_refusal(const tc_format& f) {
   return cat("format ", format_name(f), ": the kernel library's ABI v1 implements fp16/uint4b8 without act-order only");
 }
 
+std::string unlisted_format(const std::string& library, const tc_format& f, const std::vector<tc_format>& listed) {
+  return cat("kernel library ", library, " does not list format ", format_name(f), " (it lists ", format_names(listed),
+             ")");
+}
+
 }  // namespace tc

@@ -131,8 +131,7 @@ std::string KernelPlugin::not_applicable(const tc_format& f) const {
   for (const tc_format& listed : formats_)
     if (same_format(listed, f)) return "";
   if (abi_version() < 2) return cat("kernel library ", path_, " (plugin ABI 1): ", abi_v1_refusal(f));
-  return cat("kernel library ", path_, " does not list format ", format_name(f), " (it lists ", format_names(formats_),
-             ")");
+  return unlisted_format(path_, f, formats_);
 }
 
 RunResult KernelPlugin::gate(const tc_problem& problem, tc_problem& out) const {

@@ -6,16 +6,27 @@
 #include <map>
 
 #include "tilecheck/core/error.h"
+#include "tilecheck/suite/kernel_operands.h"
 
 namespace tc {
 
-std::string Cell::name() const {
-  // A plugin names its variant freely ("upstream-2f6d7c1", "kit-trap"): anything but letters, digits
-  // and '_' becomes '_', so that the name stays a GoogleTest test name and a file name.
-  std::string safe = variant;
-  for (char& ch : safe)
+namespace {
+
+// Anything but letters, digits and '_' becomes '_', so that a name stays a GoogleTest test name and a
+// file name.
+std::string gtest_safe(std::string text) {
+  for (char& ch : text)
     if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-  return cat(case_id, "_", tc::name(config), "_", tc::name(contract), "_", safe, "_sms", sms);
+  return text;
+}
+
+}  // namespace
+
+std::string Cell::name() const {
+  // A plugin names its variant freely ("upstream-2f6d7c1", "kit-trap"); a case id of a schema v2
+  // format has '-' in it ("..._bf16-uint4").
+  return cat(gtest_safe(case_id), "_", tc::name(config), "_", tc::name(contract), "_", gtest_safe(variant), "_sms",
+             sms);
 }
 
 SizeClass size_class(const Shape& s) {
@@ -75,7 +86,7 @@ std::vector<Cell> suite_cells(const std::vector<CatalogueEntry>& entries, const 
   std::vector<Cell> cells;
   for (const CatalogueEntry& e : entries) {
     const CaseSpec& s = e.spec;
-    if (runnable_tiles(s.shape).empty() || !is_v1_format(s.format)) continue;
+    if (runnable_tiles(s.shape).empty() || !runs_format(options, s.format)) continue;
     for (const TileConfig& c : configs) {
       if (!applies(c, s, options)) continue;
       for (int sms : grid_sweep(size_class(s.shape), options.all_sms)) {
@@ -87,10 +98,19 @@ std::vector<Cell> suite_cells(const std::vector<CatalogueEntry>& entries, const 
   return cells;
 }
 
-std::vector<std::string> excluded_formats(const std::vector<CatalogueEntry>& entries) {
+bool runs_format(const MatrixOptions& options, const FixtureFormat& format) {
+  const tc_format f = plugin_format(format);
+  return std::any_of(options.formats.begin(), options.formats.end(),
+                     [&](const tc_format& listed) { return same_format(listed, f); });
+}
+
+std::vector<std::string> excluded_formats(const std::vector<CatalogueEntry>& entries, const MatrixOptions& options) {
   std::map<std::string, int> cases;  // reason -> cases, each reason once
-  for (const CatalogueEntry& e : entries)
-    if (!is_v1_format(e.spec.format)) ++cases[abi_v1_not_applicable(e.spec.format)];
+  for (const CatalogueEntry& e : entries) {
+    if (runs_format(options, e.spec.format)) continue;
+    ++cases[options.lists_formats ? unlisted_format(options.kernel, plugin_format(e.spec.format), options.formats)
+                                  : abi_v1_not_applicable(e.spec.format)];
+  }
   std::vector<std::string> lines;
   for (const auto& [reason, n] : cases) lines.push_back(cat(n, n == 1 ? " case: " : " cases: ", reason));
   return lines;

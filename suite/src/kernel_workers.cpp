@@ -139,7 +139,7 @@ CellRun KernelWorkers::run(int slot, const Cell& cell, const Fixture& f, const s
   if (not_run) {
     // The configuration is not launched again, but a cell the library does not implement is still
     // n/a, not a fault: ask it without launching (e.g. upstream Marlin's fp32 cells).
-    out.run = s.worker->ask(cell.case_id, f.A, f.B_marlin, f.scales_marlin, shape.group, cell.contract, launch);
+    out.run = s.worker->ask(cell.case_id, f, cell.contract, launch);
     if (out.run.status.status == TC_ERR_UNSUPPORTED || out.run.interrupted) return out;
     out.run = KernelRun{};
     out.run.fault = true;
@@ -157,7 +157,7 @@ CellRun KernelWorkers::run(int slot, const Cell& cell, const Fixture& f, const s
     how = times_.explain(name(cell.config), work, cap);
   }
   const auto start = std::chrono::steady_clock::now();
-  out.run = s.worker->run(cell.case_id, f.A, f.B_marlin, f.scales_marlin, shape.group, cell.contract, launch, timeout);
+  out.run = s.worker->run(cell.case_id, f, cell.contract, launch, timeout);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (out.run.hang && !how.empty()) out.run.status.message += cat(" (watchdog: ", how, ")");
   count(cell.config, out.run, work);

@@ -88,7 +88,7 @@ void Message::put_string(const std::string& s) {
 void Message::get_bytes(void* data, std::size_t n) {
   require(bytes_.size() - read_ >= n, "worker message truncated: ", n, " bytes wanted, ", bytes_.size() - read_,
           " left");
-  std::memcpy(data, bytes_.data() + read_, n);
+  if (n > 0) std::memcpy(data, bytes_.data() + read_, n);  // an empty matrix's data() may be null
   read_ += n;
 }
 

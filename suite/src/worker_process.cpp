@@ -59,7 +59,13 @@ WorkerProcess::WorkerProcess(const std::string& executable, const std::string& k
   if (s == ReadStatus::timed_out) kill_now();
   if (s != ReadStatus::ok || type != Frame::ready)
     throw Error(cat("the worker for ", kernel, " did not start: ", dead_message("start")));
-  info_ = worker::decode_info(m);
+  try {
+    info_ = worker::decode_info(m);
+  } catch (const Error& e) {  // e.g. a worker of another build: it speaks another protocol version
+    kill_now();
+    dead_message("start");
+    throw Error(cat("the worker for ", kernel, " did not start: ", e.what()));
+  }
 }
 
 WorkerProcess::~WorkerProcess() {
@@ -101,19 +107,16 @@ std::string WorkerProcess::dead_message(const char* what) {
   return words.empty() ? how : how + ": " + words;
 }
 
-KernelRun WorkerProcess::run(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B,
-                             const HalfMatrix& scales, int group, Contract contract, const Launch& launch,
+KernelRun WorkerProcess::run(const std::string& case_key, const Fixture& f, Contract contract, const Launch& launch,
                              double timeout_s) {
-  return exchange(Frame::run, case_key, A, B, scales, group, contract, launch, timeout_s);
+  return exchange(Frame::run, case_key, f, contract, launch, timeout_s);
 }
 
-KernelRun WorkerProcess::ask(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B,
-                             const HalfMatrix& scales, int group, Contract contract, const Launch& launch) {
-  return exchange(Frame::ask, case_key, A, B, scales, group, contract, launch, kStartTimeout);
+KernelRun WorkerProcess::ask(const std::string& case_key, const Fixture& f, Contract contract, const Launch& launch) {
+  return exchange(Frame::ask, case_key, f, contract, launch, kStartTimeout);
 }
 
-KernelRun WorkerProcess::exchange(Frame request, const std::string& case_key, const HalfMatrix& A,
-                                  const PackedMatrix& B, const HalfMatrix& scales, int group, Contract contract,
+KernelRun WorkerProcess::exchange(Frame request, const std::string& case_key, const Fixture& f, Contract contract,
                                   const Launch& launch, double timeout_s) {
   require(alive(), "internal: run on a worker that is gone");
   require(launch.stream == nullptr, "internal: a worker launches on its own default stream");
@@ -126,7 +129,10 @@ KernelRun WorkerProcess::exchange(Frame request, const std::string& case_key, co
   };
   const std::string key = cat(case_key, "/", name(contract));
   if (key != loaded_) {
-    if (!worker::write_frame(to_, Frame::load, worker::encode_case(A, B, scales, group, contract))) return fault("FAULT: " + dead_message("a case's upload"), false);
+    KernelOperands ops = kernel_operands(f);  // built only when the worker has not got the case yet
+    ops.contract = contract;
+    if (!worker::write_frame(to_, Frame::load, worker::encode_case(ops)))
+      return fault("FAULT: " + dead_message("a case's upload"), false);
     loaded_ = key;
   }
   if (!worker::write_frame(to_, request, worker::encode_launch(launch))) return fault("FAULT: " + dead_message("a run"), false);

@@ -49,6 +49,8 @@ int serve_worker(const std::string& kernel_path, int device) {
   info.device = device_description();
   info.multiprocessors = device_multiprocessors();
   info.declares_numerics = plugin->declares_numerics();
+  info.formats = plugin->formats();
+  info.lists_formats = plugin->declares_formats();
   if (!worker::write_frame(STDOUT_FILENO, Frame::ready, worker::encode_info(info))) return kExitFailed;
 
   std::unique_ptr<DeviceCase> loaded;
@@ -60,8 +62,7 @@ int serve_worker(const std::string& kernel_path, int device) {
     try {
       if (type == Frame::load) {
         loaded.reset();  // free the last case's buffers first
-        const worker::CaseInputs c = worker::decode_case(m);
-        loaded = std::make_unique<DeviceCase>(c.A, c.B, c.scales, c.group, c.contract);
+        loaded = std::make_unique<DeviceCase>(worker::decode_case(m));  // any format, its buffers too
         continue;
       }
       require((type == Frame::run || type == Frame::ask) && loaded != nullptr, "worker: unexpected frame ",

@@ -1,6 +1,8 @@
 // The suite's matrix (tilecheck/suite/cells.h) on the CPU: which cells each kind of kernel library
 // gets. A mutant or another project's plugin must get the whole matrix — a grouped-scale bug hides
-// from a per-column-only matrix — while our other fetch orders get exactly its per-column part.
+// from a per-column-only matrix — while our other fetch orders get exactly its per-column part. A
+// library that lists formats (plugin ABI 2; tests/plugin/abi_v2_plugin.cpp) also gets the cases of
+// those formats, by the same rules, and the others are reported once per format.
 #include <algorithm>
 #include <map>
 #include <regex>
@@ -12,7 +14,9 @@
 
 #include "tilecheck/fixtures/golden.h"
 #include "tilecheck/core/error.h"
+#include "tilecheck/plugin/plugin_loader.h"
 #include "tilecheck/suite/cells.h"
+#include "tilecheck/suite/kernel_operands.h"
 #include "common/library_configs.h"
 
 namespace tc {
@@ -24,6 +28,12 @@ std::vector<Cell> matrix(const std::string& variant, const std::string& kernel =
   options.variant = variant;
   return suite_cells(load_catalogue(default_golden_paths().catalogue()).entries, test_support::library_configs(),
                      options);
+}
+
+std::vector<std::string> names_of(const std::vector<Cell>& cells) {
+  std::vector<std::string> names;
+  for (const Cell& c : cells) names.push_back(c.name());
+  return names;
 }
 
 // A cell's identity without the variant's name, to compare matrices of different libraries.
@@ -105,6 +115,127 @@ TEST(SuiteCells, FormatsAbiV1CannotCarryHaveNoCellsAndOneReasonEach) {
   for (const CatalogueEntry& e : entries)
     if (is_v1_format(e.spec.format)) v1_only.push_back(e);
   EXPECT_TRUE(excluded_formats(v1_only).empty());
+}
+
+// A library that lists no formats (ABI 1, or ABI 2 without tc_plugin_formats: our kernel so far)
+// gets the matrix it got before formats could be listed: the v1 cases' cells, nothing else, and the
+// same exclusion lines.
+TEST(SuiteCells, ALibraryThatListsNoFormatsGetsTheV1MatrixAsBefore) {
+  const std::vector<CatalogueEntry> entries = load_catalogue(default_golden_paths().catalogue()).entries;
+  std::vector<CatalogueEntry> v1_only;
+  for (const CatalogueEntry& e : entries)
+    if (is_v1_format(e.spec.format)) v1_only.push_back(e);
+  ASSERT_LT(v1_only.size(), entries.size());
+  for (const bool reduced : {false, true})
+    for (const char* variant : {"upstream", "swapped", "their_kernel"}) {
+      MatrixOptions o;
+      o.variant = variant;
+      o.reduced = reduced;
+      const std::vector<Cell> all = suite_cells(entries, test_support::library_configs(), o);
+      // Before ABI 2's formats reached the matrix, suite_cells skipped every case of another format.
+      EXPECT_EQ(names_of(all), names_of(suite_cells(v1_only, test_support::library_configs(), o))) << variant;
+      MatrixOptions explicit_v1 = o;
+      explicit_v1.formats = {abi_v1_format()};
+      EXPECT_EQ(names_of(all), names_of(suite_cells(entries, test_support::library_configs(), explicit_v1)));
+      EXPECT_EQ(excluded_formats(entries, o), excluded_formats(entries));
+    }
+}
+
+KernelPlugin abi_v2_library() { return KernelPlugin::load(TC_ABI_V2_PLUGIN); }
+
+MatrixOptions options_of(const KernelPlugin& k) {
+  MatrixOptions o;
+  o.kernel = k.info().name;
+  o.variant = k.info().variant;
+  o.formats = k.formats();
+  o.lists_formats = k.declares_formats();
+  return o;
+}
+
+// The test library lists fp16-uint4b8, bf16-uint4, fp16-uint8b128-act and fp16-uint4b8-act-kpart.
+// Each case of a listed format gets exactly the cells a v1 case of its shape, contract and
+// distribution gets (configurations, grid sizes, partial tiles: the same rules); no case of another
+// format gets any; the names stay unique and gtest-safe ('-' of the format becomes '_').
+TEST(SuiteCells, AnAbiV2LibraryGetsTheCasesOfTheFormatsItListsByTheSameRules) {
+  const KernelPlugin k = abi_v2_library();
+  ASSERT_TRUE(k.declares_formats());
+  const MatrixOptions o = options_of(k);
+  const std::vector<CatalogueEntry> entries = load_catalogue(default_golden_paths().catalogue()).entries;
+  const std::vector<Cell> cells = suite_cells(entries, test_support::library_configs(), o);
+  std::map<std::string, std::vector<std::string>> by_case;  // case id -> its cells without case and variant
+  std::set<std::string> names;
+  for (const Cell& c : cells) {
+    EXPECT_TRUE(std::regex_match(c.name(), std::regex("[A-Za-z0-9_]+"))) << c.name();
+    EXPECT_TRUE(names.insert(c.name()).second) << "duplicate cell " << c.name();
+    Cell bare = c;
+    bare.case_id = "c";
+    bare.variant = "x";
+    by_case[c.case_id].push_back(bare.name());
+  }
+  int listed_cases = 0;
+  std::set<std::string> listed_formats;
+  for (const CatalogueEntry& e : entries) {
+    if (is_v1_format(e.spec.format)) continue;
+    const bool listed = k.not_applicable(plugin_format(e.spec.format)).empty();
+    EXPECT_EQ(runs_format(o, e.spec.format), listed) << e.spec.id;
+    if (!listed) {
+      EXPECT_EQ(by_case.count(e.spec.id), 0u) << e.spec.id << ": a format the library does not list has cells";
+      continue;
+    }
+    ++listed_cases;
+    listed_formats.insert(name(e.spec.format));
+    CatalogueEntry as_v1 = e;
+    as_v1.spec.format = FixtureFormat{};
+    std::vector<std::string> want;
+    for (Cell c : suite_cells({as_v1}, test_support::library_configs(), MatrixOptions{})) {
+      c.case_id = "c";
+      c.variant = "x";
+      want.push_back(c.name());
+    }
+    ASSERT_FALSE(want.empty()) << e.spec.id << ": a case the matrix runs";
+    EXPECT_EQ(by_case[e.spec.id], want) << e.spec.id;
+    EXPECT_NE(by_case[e.spec.id].size(), 0u);
+  }
+  EXPECT_GE(listed_cases, 4) << "bf16-uint4 and fp16-uint4b8-act*-kpart cases, random and worst";
+  EXPECT_TRUE(listed_formats.count("bf16-uint4") && listed_formats.count("fp16-uint4b8-actrandom-kpart") &&
+              listed_formats.count("fp16-uint4b8-actworst-kpart"));
+  // It lists ABI 1's format too: every v1 cell is there.
+  MatrixOptions v1 = o;
+  v1.formats = {abi_v1_format()};
+  for (const Cell& c : suite_cells(entries, test_support::library_configs(), v1))
+    EXPECT_EQ(names.count(c.name()), 1u) << c.name();
+}
+
+// The formats it does not list: one line each (act-order's random and worst cases together, as a
+// kernel sees one format), naming the library and the format, with the number of cases.
+TEST(SuiteCells, AnAbiV2LibrarysUnlistedFormatsAreReportedOnceEachNamingLibraryAndFormat) {
+  const KernelPlugin k = abi_v2_library();
+  const MatrixOptions o = options_of(k);
+  const std::vector<CatalogueEntry> entries = load_catalogue(default_golden_paths().catalogue()).entries;
+  std::map<std::string, int> cases_per_format;  // tc_format name -> cases
+  for (const CatalogueEntry& e : entries)
+    if (!runs_format(o, e.spec.format)) ++cases_per_format[format_name(plugin_format(e.spec.format))];
+  ASSERT_TRUE(cases_per_format.count("fp16-uint8b128")) << "the catalogue has formats the test library does not list";
+  const std::vector<std::string> lines = excluded_formats(entries, o);
+  ASSERT_EQ(lines.size(), cases_per_format.size());
+  for (const auto& [format, n] : cases_per_format) {
+    const std::string want =
+        cat(n, n == 1 ? " case: " : " cases: ", "kernel library abi-v2-test does not list format ", format,
+            " (it lists fp16-uint4b8, bf16-uint4, fp16-uint8b128-act, fp16-uint4b8-act-kpart)");
+    EXPECT_EQ(std::count(lines.begin(), lines.end(), want), 1) << want;
+  }
+  // An ABI 2 library that lists only v2 formats leaves the v1 cases out, with the same kind of line.
+  MatrixOptions bf16_only = o;
+  bf16_only.formats = {plugin_format(parse_format("bf16-uint4"))};
+  int v1_cases = 0;
+  for (const CatalogueEntry& e : entries) v1_cases += is_v1_format(e.spec.format);
+  const std::vector<std::string> bf16_lines = excluded_formats(entries, bf16_only);
+  EXPECT_EQ(std::count(bf16_lines.begin(), bf16_lines.end(),
+                       cat(v1_cases, " cases: kernel library abi-v2-test does not list format fp16-uint4b8 (it lists "
+                                     "bf16-uint4)")),
+            1);
+  for (const Cell& c : suite_cells(entries, test_support::library_configs(), bf16_only))
+    EXPECT_TRUE(std::regex_search(c.case_id, std::regex("_bf16-uint4$"))) << c.name();
 }
 
 }  // namespace

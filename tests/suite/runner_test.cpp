@@ -97,6 +97,29 @@ TEST(JudgeCell, AnErrorMapThatCannotBeWrittenLeavesTheVerdict) {
 // What a cell is judged under: the library's declaration, else the contract's numerics with the
 // bounds for any split of K (sound for a schedule nobody described); --schedule replaces only the
 // schedule kind.
+// A cell of a schema v2 case is judged by the chain `tilecheck compare` uses on its fixture
+// (make_expectation: the format's reference and bounds, in the case's dtype): the reference's own
+// output passes, judged in bf16 with the same admissible ranges, and one value moved by two binades
+// fails.
+TEST(JudgeCell, ACellOfABf16CaseIsJudgedInItsDtypeAsCompareJudgesIt) {
+  const Fixture f = load_case(default_golden_paths(), "normal_m16_n128_k256_g64_marlin_bf16-uint4b8");
+  const Cell cell = cell_of(f);
+  const KernelNumerics numerics = judged_numerics(std::nullopt, cell.contract);
+  const Judgement j = judge(f, cell, numerics, {f.ref.expected, GuardBand{}, kClean});
+  EXPECT_EQ(j.outcome.status, CellStatus::pass) << j.outcome.message;
+  EXPECT_EQ(j.expectation.dtype, Dtype::bf16);
+  EXPECT_EQ(j.expectation.format_name(), "bf16-uint4b8");
+  const Expectation compared =
+      make_expectation(f, cell.contract, numerics, make_schedule(f.spec.shape, cell.config, cell.sms), f.spec.id);
+  EXPECT_EQ(j.expectation.bounds.key_lo, compared.bounds.key_lo);
+  EXPECT_EQ(j.expectation.bounds.key_hi, compared.bounds.key_hi);
+  HalfMatrix C = f.ref.expected;
+  C(0, 0) = static_cast<half_bits>(C(0, 0) + 0x0100);  // bf16: the exponent field + 2
+  const CellOutcome o = judge_cell(f, cell, numerics, {C, GuardBand{}, kClean}, "");
+  EXPECT_EQ(o.status, CellStatus::fail);
+  EXPECT_EQ(o.counts.mismatched(), 1);
+}
+
 TEST(JudgedNumerics, TheDeclarationElseTheContractOnAnyScheduleWithTheScheduleOverridden) {
   const KernelNumerics vllm{{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale}, ScheduleKind::model, 64};
   EXPECT_EQ(judged_numerics(vllm, Contract::marlin), vllm);

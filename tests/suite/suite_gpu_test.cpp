@@ -1,4 +1,5 @@
-// The numerical suite on the GPU: every catalogue case x applicable configuration x grid size,
+// The numerical suite on the GPU: every catalogue case (of the formats the library implements: its
+// plugin ABI 2 list, else ABI 1's fp16-uint4b8) x applicable configuration x grid size,
 // for the kernel library under test ($TC_KERNEL; its variant is the scale-fetch order), against
 // the golden fixtures, through the judge chain `tilecheck run` uses (T0 on exact cases, T1, T2, guard
 // rows, poison, the workspace's locks left zero), so a cell gets the same verdict here as there.
@@ -42,6 +43,8 @@ std::vector<Cell> cells(bool reduced) {
     options.variant = kernel.info().variant;
     options.all_sms = all_sms();
     options.reduced = reduced;
+    options.formats = kernel.formats();  // a library that lists formats gets their cases' cells too
+    options.lists_formats = kernel.declares_formats();
     return suite_cells(load_catalogue(default_golden_paths().catalogue()).entries, kernel.configs(), options);
   } catch (const std::exception& e) {
     ADD_FAILURE() << "cannot list the suite's cells: " << e.what();

@@ -2,9 +2,12 @@
 // start or dies says why. Runs without a GPU; the GPU tests drive real runs through workers.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
+#include <cstring>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -12,6 +15,8 @@
 #include <cuda_runtime.h>
 
 #include "tilecheck/core/error.h"
+#include "tilecheck/fixtures/fixture.h"
+#include "tilecheck/suite/kernel_operands.h"
 #include "tilecheck/suite/interrupt.h"
 #include "tilecheck/suite/worker.h"
 #include "tilecheck/suite/worker_messages.h"
@@ -35,16 +40,24 @@ TEST(WorkerMessages, InfoRoundTrips) {
 }
 
 TEST(WorkerMessages, CaseAndLaunchRoundTrip) {
-  HalfMatrix A(3, 32), scales(1, 64);
-  PackedMatrix B(2, 128);
+  KernelOperands ops;
+  ops.shape = {3, 64, 32, -1};
+  ops.contract = Contract::marlin;
+  HalfMatrix& A = ops.A;
+  HalfMatrix& scales = ops.scales;
+  PackedMatrix& B = ops.B;
+  A.resize(3, 32);
+  scales.resize(1, 64);
+  B.resize(2, 128);
   for (Eigen::Index i = 0; i < A.size(); ++i) A.data()[i] = static_cast<half_bits>(i * 7);
   for (Eigen::Index i = 0; i < B.size(); ++i) B.data()[i] = static_cast<std::int32_t>(i * 1000003);
   for (Eigen::Index i = 0; i < scales.size(); ++i) scales.data()[i] = static_cast<half_bits>(0x3c00 + i);
-  Message m = worker::encode_case(A, B, scales, -1, Contract::marlin);
+  Message m = worker::encode_case(ops);
   Message back(m.bytes());
-  const worker::CaseInputs c = worker::decode_case(back);
-  EXPECT_EQ(c.group, -1);
+  const KernelOperands c = worker::decode_case(back);
+  EXPECT_EQ(c.shape.group, -1);
   EXPECT_EQ(c.contract, Contract::marlin);
+  EXPECT_EQ(c.format, FixtureFormat{});
   EXPECT_EQ(c.A, A);
   EXPECT_EQ(c.B, B);
   EXPECT_EQ(c.scales, scales);
@@ -113,6 +126,123 @@ TEST(WorkerMessages, ADeclaredNumericsCrossesAndABadOneIsRefused) {
   Message i = worker::encode_info(info);
   Message i_back(i.bytes());
   EXPECT_TRUE(worker::decode_info(i_back).declares_numerics);
+}
+
+// Every format's operands cross to the worker as kernel_operands laid them out: shape, contract,
+// format, A, B (4- or 8-bit packed), scales, zero points, g_idx and perm.
+class CaseOfEachFormat : public ::testing::TestWithParam<const char*> {};
+
+KernelOperands operands_of(const std::string& format, Contract contract = Contract::fp32) {
+  return kernel_operands(make_fixture(
+      CaseSpec("t", Shape{16, 128, 256, 64}, contract, Distribution::normal, 31, parse_format(format))));
+}
+
+TEST_P(CaseOfEachFormat, RoundTrips) {
+  const KernelOperands ops = operands_of(GetParam());
+  Message m = worker::encode_case(ops);
+  Message back(m.bytes());
+  const KernelOperands got = worker::decode_case(back);
+  EXPECT_TRUE(got.shape.M == 16 && got.shape.N == 128 && got.shape.K == 256 && got.shape.group == 64);
+  EXPECT_EQ(got.contract, Contract::fp32);
+  EXPECT_EQ(got.format, ops.format);
+  EXPECT_EQ(name(got.format), GetParam());
+  EXPECT_EQ(got.A, ops.A);
+  EXPECT_EQ(got.B, ops.B);
+  EXPECT_EQ(got.scales, ops.scales);
+  EXPECT_EQ(got.zero_points, ops.zero_points);
+  EXPECT_EQ(got.g_idx, ops.g_idx);
+  EXPECT_EQ(got.perm, ops.perm);
+  EXPECT_EQ(got.zero_points.size() > 0, has_zero_points(ops.format.weights));
+  EXPECT_EQ(got.perm.empty(), ops.format.act_order == ActOrder::none);
+}
+
+std::string format_test_name(const ::testing::TestParamInfo<const char*>& info) {
+  std::string n = info.param;
+  for (char& ch : n)
+    if (ch == '-') ch = '_';
+  return n;
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, CaseOfEachFormat,
+                         ::testing::Values("fp16-uint4b8", "bf16-uint4b8", "fp16-uint4", "bf16-uint4",
+                                           "fp16-uint8b128", "bf16-uint8b128", "fp16-uint4b8-actrandom",
+                                           "fp16-uint4b8-actworst-kpart", "bf16-uint4-actrandom",
+                                           "fp16-uint8b128-actworst-kpart"),
+                         format_test_name);
+
+std::string decode_error(const Message& m) {
+  Message back(m.bytes());
+  try {
+    worker::decode_case(back);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A case whose buffers do not fit its format is refused naming the buffer, before any upload.
+TEST(WorkerMessages, ACaseWhoseBuffersDoNotFitItsFormatIsRefusedNamingTheBuffer) {
+  KernelOperands zp = operands_of("bf16-uint4");
+  zp.zero_points.resize(0, 0);
+  EXPECT_NE(decode_error(worker::encode_case(zp)).find("zero points is (0, 0); format bf16-uint4 needs (4, 16)"),
+            std::string::npos)
+      << decode_error(worker::encode_case(zp));
+  KernelOperands act = operands_of("fp16-uint4b8-actrandom");
+  act.g_idx.pop_back();
+  EXPECT_NE(decode_error(worker::encode_case(act)).find("g_idx and perm have 255 and 256 entries"), std::string::npos)
+      << decode_error(worker::encode_case(act));
+  KernelOperands eight = operands_of("fp16-uint8b128");
+  eight.format = FixtureFormat{};  // 8-bit codes sent as a 4-bit case: B has twice the words
+  EXPECT_NE(decode_error(worker::encode_case(eight)).find("packed B is (16, 512); format fp16-uint4b8 needs (16, 256)"),
+            std::string::npos)
+      << decode_error(worker::encode_case(eight));
+  KernelOperands extra = operands_of("fp16-uint4b8");
+  extra.perm.assign(256, 0);
+  EXPECT_NE(decode_error(worker::encode_case(extra)).find("needs 0"), std::string::npos);
+}
+
+// The protocol's version leads every case and the ready frame: a worker of another build says so.
+TEST(WorkerMessages, AnotherProtocolVersionIsAClearError) {
+  Message c = worker::encode_case(operands_of("fp16-uint4b8"));
+  std::vector<char> bytes = c.bytes();
+  const std::uint32_t old = 1;
+  std::memcpy(bytes.data(), &old, sizeof old);
+  const std::string text = decode_error(Message(bytes));
+  EXPECT_NE(text.find("worker protocol version 1, expected 2"), std::string::npos) << text;
+  EXPECT_NE(text.find("different builds of tilecheck"), std::string::npos) << text;
+  std::vector<char> info = worker::encode_info(WorkerInfo{}).bytes();
+  std::memcpy(info.data(), &old, sizeof old);
+  Message info_back(info);
+  EXPECT_THROW(worker::decode_info(info_back), Error);
+}
+
+// The library's formats travel in the ready frame, for the parent's matrix; a bad entry is refused.
+TEST(WorkerMessages, TheLibrarysFormatsCrossInTheReadyFrame) {
+  WorkerInfo info;
+  EXPECT_FALSE(info.lists_formats);
+  ASSERT_EQ(info.formats.size(), 1u) << "a worker's library implements ABI 1's format unless it lists others";
+  Message plain = worker::encode_info(info);
+  Message plain_back(plain.bytes());
+  const WorkerInfo v1 = worker::decode_info(plain_back);
+  EXPECT_FALSE(v1.lists_formats);
+  ASSERT_EQ(v1.formats.size(), 1u);
+  EXPECT_TRUE(is_abi_v1_format(v1.formats[0]));
+  info.lists_formats = true;
+  info.formats = {plugin_format(parse_format("bf16-uint4")), plugin_format(parse_format("fp16-uint8b128-actworst-kpart"))};
+  Message m = worker::encode_info(info);
+  Message back(m.bytes());
+  const WorkerInfo got = worker::decode_info(back);
+  EXPECT_TRUE(got.lists_formats);
+  EXPECT_EQ(format_names(got.formats), "bf16-uint4, fp16-uint8b128-act-kpart");
+  info.formats[1].weight_type = 7;
+  Message bad = worker::encode_info(info);
+  Message bad_back(bad.bytes());
+  try {
+    worker::decode_info(bad_back);
+    ADD_FAILURE() << "decoded weight_type=7";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("weight_type=7"), std::string::npos) << e.what();
+  }
 }
 
 // What the workspace check found after a launch travels with the result.
@@ -196,6 +326,38 @@ TEST(WorkerProcess, StartsWhereThereIsAGpuAndSaysWhyNotElsewhere) {
     const std::string text = e.what();
     EXPECT_NE(text.find("did not start"), std::string::npos) << text;
     EXPECT_NE(text.find("CUDA"), std::string::npos) << text;
+  }
+}
+
+// On a GPU, through a real worker: the ABI 2 test library (tests/plugin/abi_v2_plugin.cpp, which
+// returns TC_OK without computing) is run on a case of a format it lists, and a case of one it does
+// not list is n/a with the loader's reason; either way the format crossed the pipe with the case.
+TEST(WorkerProcess, RunsACaseOfAFormatItsLibraryListsAndRefusesAnother) {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) GTEST_SKIP() << "no CUDA device";
+  WorkerProcess w(TC_TILECHECK, TC_ABI_V2_PLUGIN, 0);
+  EXPECT_TRUE(w.info().lists_formats);
+  EXPECT_EQ(format_names(w.info().formats), "fp16-uint4b8, bf16-uint4, fp16-uint8b128-act, fp16-uint4b8-act-kpart");
+  Launch l;
+  l.config = {1, 8, 8, 4};
+  l.sms = 1;
+  for (const char* format : {"bf16-uint4", "fp16-uint4b8-actworst-kpart", "fp16-uint8b128", "bf16-uint4b8"}) {
+    const Fixture f = make_fixture(
+        CaseSpec(format, Shape{16, 128, 256, 64}, Contract::fp32, Distribution::normal, 31, parse_format(format)));
+    const KernelRun r = w.run(format, f, Contract::fp32, l, 30);
+    const std::vector<tc_format>& formats = w.info().formats;
+    const bool listed = std::any_of(formats.begin(), formats.end(),
+                                    [&](const tc_format& x) { return same_format(x, plugin_format(f.spec.format)); });
+    ASSERT_FALSE(r.fault) << format << ": " << r.status.message;
+    if (listed) {
+      EXPECT_TRUE(r.status.ok()) << format << ": " << r.status.message;
+      EXPECT_EQ(r.C.rows(), 16);
+    } else {
+      EXPECT_EQ(r.status.status, TC_ERR_UNSUPPORTED) << format;
+      EXPECT_NE(r.status.message.find(cat("does not list format ", format_name(plugin_format(f.spec.format)))),
+                std::string::npos)
+          << r.status.message;
+    }
   }
 }
 

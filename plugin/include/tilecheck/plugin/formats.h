@@ -26,5 +26,9 @@ std::string format_problem(const tc_format& f);
 // Why a library of ABI 1 cannot run a problem of format `f` ("" for ABI 1's format): the sentence
 // of tc::abi_v1_not_applicable (tilecheck/fixtures/catalogue.h), with this format's name.
 std::string abi_v1_refusal(const tc_format& f);
+// Why a library that lists `listed` cannot run format `f`: "kernel library <library> does not list
+// format bf16-uint4 (it lists fp16-uint4b8, ...)"; `library` is its path (the loader) or its name
+// (the matrix). The caller has checked that `f` is not listed.
+std::string unlisted_format(const std::string& library, const tc_format& f, const std::vector<tc_format>& listed);
 
 }  // namespace tc

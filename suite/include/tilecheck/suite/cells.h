@@ -7,12 +7,15 @@
 // per-column path — the case has per-column scales. Every other library (the upstream order, a
 // mutant, another project's plugin) gets the whole matrix. The grid-size sweep moves slice boundaries:
 // sms in {1, 2, 3, 5, 7, 16, 33, 66, all}; larger cases take fewer cells (see `size_class`) so the
-// gpu label stays within its time budget.
+// gpu label stays within its time budget. A case of a schema v2 format (bf16, zero points, 8-bit
+// codes, act-order) gets cells by the same rules, for a library that lists its format (plugin ABI 2);
+// the cases of the formats a library does not implement are left out and reported once per reason.
 #pragma once
 #include <string>
 #include <vector>
 
 #include "tilecheck/fixtures/catalogue.h"
+#include "tilecheck/plugin/formats.h"
 #include "tilecheck/reference/schedule.h"
 
 namespace tc {
@@ -24,7 +27,7 @@ struct Cell {
   std::string variant;  // the kernel variant: "upstream", "swapped", "hoisted" (or a plugin's name)
   int sms = 1;          // the grid size actually launched
   // "<case>_<config>_<contract>_<variant>_sms<S>": a gtest-safe name ([A-Za-z0-9_]; any other
-  // character of the variant's name becomes '_').
+  // character of the case id or the variant's name becomes '_': "..._bf16-uint4" is "..._bf16_uint4").
   std::string name() const;
 };
 
@@ -48,17 +51,29 @@ struct MatrixOptions {
   std::string variant = "upstream";  // and its variant
   int all_sms = 132;               // the device's multiprocessor count
   bool reduced = false;            // a handful of cells per family (sanitizers, quick checks)
+  // The formats the library implements (KernelPlugin::formats(), WorkerInfo::formats) and whether it
+  // lists them (plugin ABI 2's tc_plugin_formats). The default, a library that lists none (ABI 1, or
+  // ABI 2 without the list, as our kernel is so far): ABI 1's format only.
+  std::vector<tc_format> formats = {abi_v1_format()};
+  bool lists_formats = false;
 };
 
-// Every applicable cell of `entries` for the configurations a kernel library offers. Cases of a
-// format other than fp16-uint4b8 without act-order (schema v2) have no cells: the plugin ABI v1
-// cannot hand them to a library (`excluded_formats` says so, once per format).
+// Whether the library of `options` implements the format of a case (act-order's random and worst
+// permutations are one format to a kernel: tc::plugin_format).
+bool runs_format(const MatrixOptions& options, const FixtureFormat& format);
+
+// Every applicable cell of `entries` for the configurations a kernel library offers, for the cases
+// of the formats it implements (runs_format); `excluded_formats` lists the others.
 std::vector<Cell> suite_cells(const std::vector<CatalogueEntry>& entries, const std::vector<TileConfig>& configs,
                               const MatrixOptions& options);
 
-// The cases of `entries` the matrix leaves out, one line per reason:
-// "3 cases: format bf16-uint4: the kernel library's ABI v1 implements ...". Empty when none is.
-std::vector<std::string> excluded_formats(const std::vector<CatalogueEntry>& entries);
+// The cases of `entries` the matrix leaves out for their format, one line per reason, with the
+// number of cases; empty when none is. A library that lists no formats: abi_v1_not_applicable's
+// sentence, "3 cases: format bf16-uint4: the kernel library's ABI v1 implements ..."; one that lists
+// them: "2 cases: kernel library <name> does not list format bf16-uint4 (it lists ...)" (act-order's
+// random and worst cases under one line).
+std::vector<std::string> excluded_formats(const std::vector<CatalogueEntry>& entries,
+                                          const MatrixOptions& options = {});
 
 // Summary-table families. Rows: the tile and group kind ("128x128 g32", "256x64 gcol").
 // Columns: what the case stresses, from its distribution and shape.

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "tilecheck/plugin/formats.h"
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/matrix.h"
 #include "tilecheck/reference/quantize.h"
@@ -30,6 +31,8 @@ struct WorkerInfo {
   std::string device;       // device_description()
   int multiprocessors = 0;
   bool declares_numerics = false;  // the library exports tc_plugin_numerics
+  std::vector<tc_format> formats = {abi_v1_format()};  // KernelPlugin::formats(): those it lists, or ABI 1's
+  bool lists_formats = false;      // it lists them (plugin ABI 2's tc_plugin_formats)
 };
 
 // The worker's side: serves the parent on stdin/stdout until told to quit or stdin closes. Returns
@@ -49,21 +52,21 @@ class WorkerProcess {
   const WorkerInfo& info() const { return info_; }
   bool alive() const { return pid_ > 0; }
 
-  // Runs one launch on a case's inputs (A: (M, K); B: (K/16, 2N) packed; scales: Marlin-permuted),
-  // sending the inputs only when `case_key` differs from the last case sent. The watchdog allows
-  // `timeout_s` from the launch to the result. After a fault or a hang the worker is gone
-  // (alive() is false) and the run says why (fault, hang, status.message).
-  KernelRun run(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales,
-                int group, Contract contract, const Launch& launch, double timeout_s);
+  // Runs one launch on case `f` under `contract`, sending its operands as the plugin ABI lays them
+  // out (kernel_operands: any format, its zero points, g_idx and perm included) only when `case_key`
+  // differs from the last case sent. The watchdog allows `timeout_s` from the launch to the result.
+  // After a fault or a hang the worker is gone (alive() is false) and the run says why (fault, hang,
+  // status.message).
+  KernelRun run(const std::string& case_key, const Fixture& f, Contract contract, const Launch& launch,
+                double timeout_s);
   // The same cell, but only asks the library whether it implements it (tc_plugin_workspace_size,
   // no launch): status TC_ERR_UNSUPPORTED with the library's reason, or TC_OK.
-  KernelRun ask(const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B, const HalfMatrix& scales,
-                int group, Contract contract, const Launch& launch);
+  KernelRun ask(const std::string& case_key, const Fixture& f, Contract contract, const Launch& launch);
 
  private:
   std::string dead_message(const char* what);  // reaps the worker: how it ended, with its last words
-  KernelRun exchange(worker::Frame request, const std::string& case_key, const HalfMatrix& A, const PackedMatrix& B,
-                     const HalfMatrix& scales, int group, Contract contract, const Launch& launch, double timeout_s);
+  KernelRun exchange(worker::Frame request, const std::string& case_key, const Fixture& f, Contract contract,
+                     const Launch& launch, double timeout_s);
   void kill_now();
 
   pid_t pid_ = -1;
