@@ -47,7 +47,7 @@ def data_paths(fixtures: Optional[str] = None) -> Tuple[str, str]:
         return str(d), _generated(None)
     home = os.environ.get("TILECHECK_HOME")
     if home is not None:
-        data = Path(_START_DIR, home) if not os.path.isabs(home) else Path(home)
+        data = Path(os.path.normpath(os.path.join(_START_DIR, home)))  # join keeps an absolute home
         if not _holds_fixtures(data / "fixtures"):
             raise FileNotFoundError(f"TILECHECK_HOME={home}: no fixtures/catalogue.txt there (expected "
                                     "<prefix>/share/tilecheck or a tilecheck checkout)")
