@@ -14,6 +14,9 @@ from pathlib import Path
 from typing import Optional, Tuple
 
 _chosen: Optional[str] = None
+# A relative $TILECHECK_HOME names a directory relative to where the process started, not to wherever
+# it has changed directory since (pytest's pytester, a test that chdirs).
+_START_DIR = os.getcwd()
 
 
 def set_fixtures(directory: Optional[str]) -> None:
@@ -44,7 +47,7 @@ def data_paths(fixtures: Optional[str] = None) -> Tuple[str, str]:
         return str(d), _generated(None)
     home = os.environ.get("TILECHECK_HOME")
     if home is not None:
-        data = Path(home).absolute()
+        data = Path(os.path.normpath(os.path.join(_START_DIR, home)))  # join keeps an absolute home
         if not _holds_fixtures(data / "fixtures"):
             raise FileNotFoundError(f"TILECHECK_HOME={home}: no fixtures/catalogue.txt there (expected "
                                     "<prefix>/share/tilecheck or a tilecheck checkout)")

@@ -11,6 +11,7 @@ against tilecheck::plugin_abi, which a small host loads.
 import argparse
 import os
 import pathlib
+import re
 import shlex
 import shutil
 import subprocess
@@ -148,13 +149,16 @@ def check_consumer(cmake, consumer, prefix, scratch, installed):
     plugins = list(build.glob("**/libstub_plugin.so"))
     loaders = [p for p in build.glob("**/load_plugin") if p.is_file()]
     check(len(plugins) == 1 and len(loaders) == 1, f"consumer build made {plugins} and {loaders}")
+    # Both libraries say the ABI version of the header they were built with: the installed one's.
+    header = (prefix / "include" / "tilecheck" / "plugin" / "plugin.h").read_text()
+    abi = re.search(r"#define TC_PLUGIN_ABI_VERSION (\d+)", header).group(1)
     loaded = run([loaders[0], plugins[0]], scratch).stdout
-    check(loaded.startswith("consumer-stub none abi 1 configs 1 run 2: consumer-stub runs nothing"),
+    check(loaded.startswith(f"consumer-stub none abi {abi} configs 1 run 2: consumer-stub runs nothing"),
           f"the stub plugin answered: {loaded}")
     # The installed kernel library loads from the moved prefix (its run path finds the CUDA runtime)
     # and answers a problem it must refuse without touching a GPU (M = 0: TC_ERR_INVALID_ARGUMENT).
     ours = installed.program(loaders[0], prefix / "lib" / "tilecheck" / "libtc_kernel_upstream.so").stdout
-    check(ours.startswith("tilecheck-marlin upstream abi 1 configs ") and " run 1: " in ours,
+    check(ours.startswith(f"tilecheck-marlin upstream abi {abi} configs ") and " run 1: " in ours,
           f"the installed kernel library answered: {ours}")
     print("consumer: find_package(tilecheck), a stub plugin against tilecheck::plugin_abi, loaded")
 

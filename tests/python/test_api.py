@@ -169,3 +169,14 @@ def test_a_kernel_library_loads_and_lists_its_configurations():
 def test_a_kernel_library_refuses_what_is_not_one():
     with pytest.raises(tilecheck.Error, match="no-such-library.so"):
         tilecheck.Kernel("/nonexistent/no-such-library.so")
+
+
+def test_a_relative_tilecheck_home_holds_after_a_change_of_directory(monkeypatch, tmp_path):
+    import os  # noqa: PLC0415
+    from tilecheck import _data  # noqa: PLC0415
+    home = os.path.abspath(os.environ["TILECHECK_HOME"])
+    monkeypatch.setenv("TILECHECK_HOME", os.path.relpath(home, _data._START_DIR))
+    monkeypatch.chdir(tmp_path)  # where pytester runs a test, for instance
+    fixtures, _ = _data.data_paths()
+    assert fixtures == os.path.join(home, "fixtures")
+    assert CASE in tilecheck.cases()
