@@ -27,15 +27,6 @@ const char* kExpectedDtype = "(expected TC_DTYPE_FP16=1 or TC_DTYPE_BF16=2)";
 
 }  // namespace
 
-tc_format abi_v1_format() { return {TC_DTYPE_FP16, TC_DTYPE_FP16, TC_DTYPE_FP16, TC_WEIGHT_UINT4B8, 0, 1}; }
-
-bool same_format(const tc_format& a, const tc_format& b) {
-  return a.a_dtype == b.a_dtype && a.scale_dtype == b.scale_dtype && a.c_dtype == b.c_dtype &&
-         a.weight_type == b.weight_type && a.act_order == b.act_order && a.is_k_full == b.is_k_full;
-}
-
-bool is_abi_v1_format(const tc_format& f) { return same_format(f, abi_v1_format()); }
-
 std::string format_name(const tc_format& f) {
   const bool one_dtype = f.a_dtype == f.scale_dtype && f.a_dtype == f.c_dtype;
   std::string out = one_dtype ? dtype_name(f.a_dtype)

@@ -9,10 +9,14 @@
 
 namespace tc {
 
-// fp16 A, scales and C; uint4b8 codes; no act-order: all a library of ABI 1 implements.
-tc_format abi_v1_format();
-bool same_format(const tc_format& a, const tc_format& b);
-bool is_abi_v1_format(const tc_format& f);
+// fp16 A, scales and C; uint4b8 codes; no act-order: all a library of ABI 1 implements. Inline, so
+// that a kernel library, which links only the ABI's headers, compares formats the same way.
+inline tc_format abi_v1_format() { return {TC_DTYPE_FP16, TC_DTYPE_FP16, TC_DTYPE_FP16, TC_WEIGHT_UINT4B8, 0, 1}; }
+inline bool same_format(const tc_format& a, const tc_format& b) {
+  return a.a_dtype == b.a_dtype && a.scale_dtype == b.scale_dtype && a.c_dtype == b.c_dtype &&
+         a.weight_type == b.weight_type && a.act_order == b.act_order && a.is_k_full == b.is_k_full;
+}
+inline bool is_abi_v1_format(const tc_format& f) { return same_format(f, abi_v1_format()); }
 // "<dtype>-<weights>[-act[-kpart]]", e.g. "fp16-uint4b8", "bf16-uint4", "fp16-uint8b128-act-kpart";
 // dtypes that differ are written "<a>/<scale>/<c>" ("fp16/bf16/fp16-uint4b8"); a value out of its
 // enum as "dtype?7".
