@@ -14,6 +14,7 @@
 #include "tilecheck/core/error.h"
 #include "tilecheck/kernel/configs.h"
 #include "tilecheck/plugin/debug_entry_points.h"
+#include "tilecheck/plugin/formats.h"  // same_format (inline)
 #include "tilecheck/plugin/plugin.h"
 #include "tilecheck/reference/schedule.h"
 
@@ -61,11 +62,6 @@ constexpr tc_format kBf16 = {TC_DTYPE_BF16, TC_DTYPE_BF16, TC_DTYPE_BF16, TC_WEI
 constexpr tc_format kBf16ActOrder = {TC_DTYPE_BF16, TC_DTYPE_BF16, TC_DTYPE_BF16, TC_WEIGHT_UINT4B8, 1, 1};
 constexpr tc_format kFormats[] = {kFp16, kFp16ActOrder, kBf16, kBf16ActOrder};  // the built ones first
 constexpr int kFormatCount = TC_KERNEL_BF16 ? 4 : 2;
-
-bool same_format(const tc_format& a, const tc_format& b) {
-  return a.a_dtype == b.a_dtype && a.scale_dtype == b.scale_dtype && a.c_dtype == b.c_dtype &&
-         a.weight_type == b.weight_type && a.act_order == b.act_order && a.is_k_full == b.is_k_full;
-}
 
 // The problem's format, one listed; a format left all zero (a problem written by hand against ABI
 // 1's fields) is ABI 1's fp16 / uint4b8.
