@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 
+#include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
 #include "ptx.cuh"
@@ -26,6 +27,25 @@ __device__ inline void dequantize_word(std::uint32_t word, std::uint32_t (&block
     const half2 high = __hfma2(half2_of(and_or(v, 0x00F000F0u, kMagic)), mul, add);  // rows r+8, r+9
     b[0] = bits_of(mutant(kMutNibbleSwap) ? high : low);
     b[1] = bits_of(mutant(kMutNibbleSwap) ? low : high);
+  };
+  decode(word, block0);
+  decode(word >> 8, block1);
+}
+
+// The same for bf16, whose 7 fraction bits cannot hold a nibble at bits 4-7 under 128.0's exponent:
+// each nibble is shifted to bits 0-3 first. OR-ed into 128.0 it gives 128 + q exactly; subtracting
+// 128 + 8 leaves q - 8, exact in bf16 (8 significant bits).
+__device__ inline void dequantize_word_bf16(std::uint32_t word, std::uint32_t (&block0)[2], std::uint32_t (&block1)[2]) {
+  constexpr std::uint32_t kMagic = 0x43004300;  // 128.0 in both halves
+  constexpr float kZero = mutant(kMutZeroPointSeven) ? 7.0f : 8.0f;
+  const __nv_bfloat162 sub = __float2bfloat162_rn(128.0f + kZero);
+  const auto as_pair = [](std::uint32_t u) { return *reinterpret_cast<__nv_bfloat162*>(&u); };
+  const auto as_bits = [](__nv_bfloat162 p) { return *reinterpret_cast<std::uint32_t*>(&p); };
+  const auto decode = [&](std::uint32_t v, std::uint32_t (&b)[2]) {
+    const __nv_bfloat162 low = __hsub2(as_pair(and_or(v, 0x000F000Fu, kMagic)), sub);        // rows r, r+1
+    const __nv_bfloat162 high = __hsub2(as_pair(and_or(v >> 4, 0x000F000Fu, kMagic)), sub);  // rows r+8, r+9
+    b[0] = as_bits(mutant(kMutNibbleSwap) ? high : low);
+    b[1] = as_bits(mutant(kMutNibbleSwap) ? low : high);
   };
   decode(word, block0);
   decode(word >> 8, block1);

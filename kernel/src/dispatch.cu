@@ -1,5 +1,9 @@
 #include "kernel_table.h"
 
+#ifndef TC_KERNEL_BF16
+#define TC_KERNEL_BF16 0  // 1: kernels_bf16_m*.cu are built (CMake option TC_KERNEL_BF16)
+#endif
+
 namespace tc::device {
 
 // find_kernel() has one instantiation file per m_blocks: a listed configuration with another
@@ -11,12 +15,23 @@ constexpr bool every_m_blocks_has_its_file() {
 }
 static_assert(every_m_blocks_has_its_file(), "kernels_m1.cu .. kernels_m4.cu instantiate m_blocks 1..4 only");
 
-KernelEntry find_kernel(const TileConfig& c) {
+KernelEntry find_kernel(const TileConfig& c, bool bf16) {
+  if (bf16) {
+#if TC_KERNEL_BF16
+    switch (c.m_blocks) {
+      case 1: return find_kernel_m1<true>(c);
+      case 2: return find_kernel_m2<true>(c);
+      case 3: return find_kernel_m3<true>(c);
+      case 4: return find_kernel_m4<true>(c);
+    }
+#endif
+    return {};
+  }
   switch (c.m_blocks) {
-    case 1: return find_kernel_m1(c);
-    case 2: return find_kernel_m2(c);
-    case 3: return find_kernel_m3(c);
-    case 4: return find_kernel_m4(c);
+    case 1: return find_kernel_m1<false>(c);
+    case 2: return find_kernel_m2<false>(c);
+    case 3: return find_kernel_m3<false>(c);
+    case 4: return find_kernel_m4<false>(c);
   }
   return {};
 }

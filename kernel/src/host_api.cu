@@ -10,9 +10,11 @@
 #include <cuda_runtime.h>
 
 #include "kernel_table.h"
+#include "permute_columns.h"
 #include "tilecheck/core/error.h"
 #include "tilecheck/kernel/configs.h"
 #include "tilecheck/plugin/debug_entry_points.h"
+#include "tilecheck/plugin/formats.h"  // same_format (inline)
 #include "tilecheck/plugin/plugin.h"
 #include "tilecheck/reference/schedule.h"
 
@@ -45,13 +47,48 @@ std::string built_configs() {
   return names;
 }
 
+#ifndef TC_KERNEL_BF16
+#define TC_KERNEL_BF16 0
+#endif
+
+// The formats this library implements (plugin ABI 2): fp16 / uint4b8, and bf16 / uint4b8 where the
+// bf16 instances are built, each also with act-order over the whole K (is_k_full): A's columns are
+// permuted into the kernel's order first (permute_columns.h), and since every group then holds
+// `group` consecutive rows, the grouped kernel runs unchanged. Not yet: zero points, 8-bit codes,
+// act-order on a shard of K (is_k_full 0, groups of uneven size).
+constexpr tc_format kFp16 = {TC_DTYPE_FP16, TC_DTYPE_FP16, TC_DTYPE_FP16, TC_WEIGHT_UINT4B8, 0, 1};
+constexpr tc_format kFp16ActOrder = {TC_DTYPE_FP16, TC_DTYPE_FP16, TC_DTYPE_FP16, TC_WEIGHT_UINT4B8, 1, 1};
+constexpr tc_format kBf16 = {TC_DTYPE_BF16, TC_DTYPE_BF16, TC_DTYPE_BF16, TC_WEIGHT_UINT4B8, 0, 1};
+constexpr tc_format kBf16ActOrder = {TC_DTYPE_BF16, TC_DTYPE_BF16, TC_DTYPE_BF16, TC_WEIGHT_UINT4B8, 1, 1};
+constexpr tc_format kFormats[] = {kFp16, kFp16ActOrder, kBf16, kBf16ActOrder};  // the built ones first
+constexpr int kFormatCount = TC_KERNEL_BF16 ? 4 : 2;
+
+// The problem's format, one listed; a format left all zero (a problem written by hand against ABI
+// 1's fields) is ABI 1's fp16 / uint4b8.
+struct FormatChoice {
+  bool bf16 = false;
+  bool act_order = false;
+};
+FormatChoice resolve_format(const tc_format& f) {
+  if (same_format(f, tc_format{})) return {};
+  for (int i = 0; i < kFormatCount; ++i)
+    if (same_format(f, kFormats[i])) return {f.a_dtype == TC_DTYPE_BF16, f.act_order == 1};
+  fail(TC_ERR_UNSUPPORTED, cat("format a_dtype=", f.a_dtype, " scale_dtype=", f.scale_dtype, " c_dtype=", f.c_dtype,
+                               " weight_type=", f.weight_type, " act_order=", f.act_order, " is_k_full=", f.is_k_full,
+                               " is not one this library lists (", TC_KERNEL_BF16 ? "fp16 and bf16" : "fp16",
+                               " with uint4b8 codes, act-order only with is_k_full 1)"));
+}
+
 struct Resolved {
+  bool bf16;
+  bool act_order;
   Shape shape;
   TileConfig config;
   int sms;
   int max_par;
   std::size_t lock_bytes;
   std::size_t partial_bytes;
+  std::size_t permuted_a_bytes;  // act-order: A in the kernel's K order, after the partials
 };
 
 Resolved resolve(const tc_problem* p) {
@@ -60,6 +97,9 @@ Resolved resolve(const tc_problem* p) {
     fail(TC_ERR_INVALID_ARGUMENT, cat("abi_version=", p->abi_version, " but this kernel implements ",
                                       TC_PLUGIN_ABI_VERSION));
   Resolved r;
+  const FormatChoice format = resolve_format(p->format);
+  r.bf16 = format.bf16;
+  r.act_order = format.act_order;
   r.shape = Shape{p->M, p->N, p->K, p->group};
   try {
     validate_shape(r.shape);
@@ -80,7 +120,7 @@ Resolved resolve(const tc_problem* p) {
   } catch (const Error& e) {
     fail(automatic ? TC_ERR_UNSUPPORTED : TC_ERR_INVALID_ARGUMENT, e.what());
   }
-  if (device::find_kernel(r.config).kernel == nullptr)
+  if (device::find_kernel(r.config, r.bf16).kernel == nullptr)
     fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(r.config), " (built: ", built_configs(), ")"));
   r.sms = p->sms;
   if (r.sms == 0) {
@@ -93,6 +133,7 @@ Resolved resolve(const tc_problem* p) {
   r.partial_bytes = p->contract == TC_CONTRACT_FP32
                         ? static_cast<std::size_t>(r.sms) * r.config.tile_m() * r.config.tile_n() * sizeof(float)
                         : 0;
+  r.permuted_a_bytes = r.act_order ? (static_cast<std::size_t>(r.shape.M) * r.shape.K * 2 + 15) / 16 * 16 : 0;
   return r;
 }
 
@@ -103,7 +144,9 @@ void check_buffers(const tc_problem* p, const Resolved& r) {
     if (b.ptr == nullptr) fail(TC_ERR_INVALID_ARGUMENT, cat(b.name, " is NULL"));
     if (!aligned16(b.ptr)) fail(TC_ERR_INVALID_ARGUMENT, cat(b.name, " at ", b.ptr, " is not 16-byte aligned"));
   }
-  const std::size_t need = r.lock_bytes + r.partial_bytes;
+  if (r.act_order && (p->perm == nullptr || p->g_idx == nullptr))
+    fail(TC_ERR_INVALID_ARGUMENT, cat("act-order: ", p->perm == nullptr ? "perm" : "g_idx", " is NULL"));
+  const std::size_t need = r.lock_bytes + r.partial_bytes + r.permuted_a_bytes;
   if (p->workspace_bytes < need)
     fail(TC_ERR_WORKSPACE, cat("workspace has ", p->workspace_bytes, " bytes; this problem needs ", need,
                                " (config ", name(r.config), ", sms=", r.sms, ", max_par=", r.max_par, ")"));
@@ -145,7 +188,7 @@ void launch_all(const tc_problem* p, const Resolved& r, const Debug& debug) {
   for (const LaunchPlan& plan : plans) {
     TileConfig config = r.config;
     config.m_blocks = plan.m_blocks;
-    const device::KernelEntry entry = device::find_kernel(config);
+    const device::KernelEntry entry = device::find_kernel(config, r.bf16);
     if (entry.kernel == nullptr)
       fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(config), " (built: ", built_configs(), ")"));
     TC_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(entry.kernel),
@@ -159,11 +202,17 @@ void launch_all(const tc_problem* p, const Resolved& r, const Debug& debug) {
     entries.push_back(entry);
   }
   check_locks_zero(p, r, stream);
+  const void* a = p->A;
+  if (r.act_order) {  // A's columns into the kernel's order, in the workspace's scratch after the partials
+    void* permuted = static_cast<char*>(p->workspace) + r.lock_bytes + r.partial_bytes;
+    TC_CUDA(launch_permute_columns(p->A, static_cast<const int*>(p->perm), permuted, r.shape.M, r.shape.K, stream));
+    a = permuted;
+  }
   for (std::size_t l = 0; l < plans.size(); ++l) {
     const LaunchPlan& plan = plans[l];
     const device::KernelEntry& entry = entries[l];
     device::KernelArgs args{};
-    args.A = static_cast<const int4*>(p->A) + static_cast<std::size_t>(plan.row_begin) * r.shape.K / 8;
+    args.A = static_cast<const int4*>(a) + static_cast<std::size_t>(plan.row_begin) * r.shape.K / 8;
     args.B = static_cast<const int4*>(p->B);
     args.scales = static_cast<const int4*>(p->scales);
     args.C = static_cast<int4*>(p->C) + static_cast<std::size_t>(plan.row_begin) * r.shape.N / 8;
@@ -230,23 +279,29 @@ const tc_plugin_info_t* tc_plugin_info(void) {
   return &info;
 }
 
+const tc_format* tc_plugin_formats(int* count) {
+  if (count != nullptr) *count = tc::kernel::kFormatCount;
+  return tc::kernel::kFormats;
+}
+
 tc_status tc_plugin_workspace_size(const tc_problem* problem, size_t* bytes, char* message,
                                    size_t message_capacity) {
   return tc::kernel::guarded(message, message_capacity, [&] {
     if (bytes == nullptr) tc::kernel::fail(TC_ERR_INVALID_ARGUMENT, "bytes is NULL");
     const tc::kernel::Resolved r = tc::kernel::resolve(problem);
-    *bytes = r.lock_bytes + r.partial_bytes;
+    *bytes = r.lock_bytes + r.partial_bytes + r.permuted_a_bytes;
   });
 }
 
-// Locks first (one int per tile column and batched problem), then the fp32 contract's partial sums:
-// each block writes its slot before the next block in the column's order reads it.
+// Locks first (one int per tile column and batched problem), then the fp32 contract's partial sums
+// (each block writes its slot before the next block in the column's order reads it), then, with
+// act-order, A in the kernel's order (written before the GEMM reads it): scratch, both.
 tc_status tc_plugin_workspace_layout(const tc_problem* problem, tc_workspace_layout* layout, char* message,
                                      size_t message_capacity) {
   return tc::kernel::guarded(message, message_capacity, [&] {
     if (layout == nullptr) tc::kernel::fail(TC_ERR_INVALID_ARGUMENT, "layout is NULL");
     const tc::kernel::Resolved r = tc::kernel::resolve(problem);
-    *layout = {0, r.lock_bytes, r.lock_bytes, r.partial_bytes};
+    *layout = {0, r.lock_bytes, r.lock_bytes, r.partial_bytes + r.permuted_a_bytes};
   });
 }
 

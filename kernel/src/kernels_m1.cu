@@ -2,5 +2,6 @@
 #include "kernel_table.h"
 
 namespace tc::device {
-KernelEntry find_kernel_m1(const TileConfig& c) { return find_kernel_for<1>(c); }
+template <>
+KernelEntry find_kernel_m1<false>(const TileConfig& c) { return find_kernel_for<1, false>(c); }
 }  // namespace tc::device

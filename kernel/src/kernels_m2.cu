@@ -2,5 +2,6 @@
 #include "kernel_table.h"
 
 namespace tc::device {
-KernelEntry find_kernel_m2(const TileConfig& c) { return find_kernel_for<2>(c); }
+template <>
+KernelEntry find_kernel_m2<false>(const TileConfig& c) { return find_kernel_for<2, false>(c); }
 }  // namespace tc::device

@@ -2,5 +2,6 @@
 #include "kernel_table.h"
 
 namespace tc::device {
-KernelEntry find_kernel_m3(const TileConfig& c) { return find_kernel_for<3>(c); }
+template <>
+KernelEntry find_kernel_m3<false>(const TileConfig& c) { return find_kernel_for<3, false>(c); }
 }  // namespace tc::device

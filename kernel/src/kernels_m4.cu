@@ -2,5 +2,6 @@
 #include "kernel_table.h"
 
 namespace tc::device {
-KernelEntry find_kernel_m4(const TileConfig& c) { return find_kernel_for<4>(c); }
+template <>
+KernelEntry find_kernel_m4<false>(const TileConfig& c) { return find_kernel_for<4, false>(c); }
 }  // namespace tc::device

@@ -1,6 +1,6 @@
 // The kernel under test: C = A * dequant(B) for 4-bit weights in the Marlin packed format.
-//   A: (rows, K) fp16 row-major   B: (K/16, 2N) int32 packed   scales: (G, N) fp16 permuted
-//   C: (rows, N) fp16 row-major
+//   A: (rows, K) fp16 or bf16 row-major   B: (K/16, 2N) int32 packed   scales: (G, N) fp16 or bf16 permuted
+//   C: (rows, N) fp16 or bf16 row-major
 // Written from the published Marlin algorithm: 256 threads, one block per SM, a striped partition
 // of k-tiles (tilecheck/reference/stripe.h), a 6-stage cp.async pipeline, ldmatrix and mma.sync
 // m16n8k16 with fp32 accumulation (tilecheck/reference/mma_layout.h), a block reduction in shared
@@ -24,6 +24,8 @@
 #include "block_reduce.cuh"
 #include "delays.cuh"
 #include "dequantize.cuh"
+#include "element_type.cuh"
+#include "fp32_partials.cuh"
 #include "fp32_tile.cuh"
 #include "kernel_args.h"
 #include "lock_wait.cuh"
@@ -33,11 +35,13 @@
 #include "tilecheck/reference/mma_layout.h"
 #include "tilecheck/reference/stripe.h"
 #include "variants.h"
+#include "write_out.cuh"
 
 namespace tc::device {
 
-template <int M_BLOCKS, int N_BLOCKS, int K_BLOCKS, int GROUP_BLOCKS>
+template <int M_BLOCKS, int N_BLOCKS, int K_BLOCKS, int GROUP_BLOCKS, bool BF16>
 __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs args) {
+  using E = Element<BF16>;  // fp16 or bf16 (element_type.cuh)
   constexpr bool kPerColumn = GROUP_BLOCKS < 0;
   constexpr SmemLayout L =
       smem_layout(M_BLOCKS, N_BLOCKS, K_BLOCKS, GROUP_BLOCKS, mutant(kMutScalesInReduceScratch));
@@ -72,9 +76,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   static_assert(kThreads % kAChunks == 0 && kARowStep % 8 == 0, "a thread's A chunks share their swizzle");
   static_assert(kBStage % kThreads == 0 && kThreads % kBRow == 0, "B stages split evenly over the threads");
   static_assert(kScaleThreads <= kThreads, "one scale chunk per thread at most");
-  using Tile = Fp32Tile<M_BLOCKS, N_BLOCKS, L.tile_pitch>;
-  constexpr int kC8 = Tile::kC8, kCRowStep = Tile::kCRowStep, kCIters = Tile::kCIters;
-  constexpr int kP4 = Tile::kP4, kPIters = Tile::kPIters;
+  using Tile = Fp32Tile<M_BLOCKS, N_BLOCKS, L.tile_pitch>;  // the fp32 tile and the epilogue's passes over it
 
   extern __shared__ int4 smem[];
   char* const smem_bytes = reinterpret_cast<char*>(smem);
@@ -209,7 +211,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     static_assert(kSubTiles % 2 == 0, "the fragment double buffer alternates within a k-tile");
     std::uint32_t frag_a[2][M_BLOCKS][4];  // ldmatrix: A rows of each 16-row block
     std::uint32_t frag_w[2][4];            // packed B words, one per n16 tile
-    half2 frag_s[2][4];  // grouped: per n16 tile t, the scales of this lane's column in n8 blocks 2t, 2t+1
+    typename E::Pair frag_s[2][4];  // grouped: per n16 tile t, the scales of this lane's column in n8 blocks 2t, 2t+1
     const auto load_fragments = [&](int buf, int stage, int j, int kt_in_slice) {
       const int sub = warp_row + kWarpRows * j;
       const int4* a_src = sh_a + stage * kAStage;
@@ -225,8 +227,8 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         if constexpr (mutant(kMutSharedGroupScaleSlot)) slot = (kt_in_slice - kt_in_slice % kGroupTiles) % kStages;
         const int q = GROUP_BLOCKS < K_BLOCKS ? sub / GROUP_BLOCKS : 0;
         const int4 sc = sh_s[slot * kScaleSlot + q * kScaleRow + 8 * warp_col + lane / 4];
-        frag_s[buf][0] = half2_of(sc.x), frag_s[buf][1] = half2_of(sc.y);
-        frag_s[buf][2] = half2_of(sc.z), frag_s[buf][3] = half2_of(sc.w);
+        frag_s[buf][0] = E::scales(sc.x), frag_s[buf][1] = E::scales(sc.y);
+        frag_s[buf][2] = E::scales(sc.z), frag_s[buf][3] = E::scales(sc.w);
       }
     };
     // The MMAs of one sub-tile: dequantize each word (and scale it: w^ = RN16((q - 8) * s), before
@@ -235,16 +237,16 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
 #pragma unroll
       for (int tile = 0; tile < 4; ++tile) {
         std::uint32_t b0[2], b1[2];
-        dequantize_word(frag_w[buf][tile], b0, b1);
+        E::dequantize(frag_w[buf][tile], b0, b1);
         if constexpr (!kPerColumn) {
-          const half2 s0 = __low2half2(frag_s[buf][tile]), s1 = __high2half2(frag_s[buf][tile]);
-          b0[0] = bits_of(__hmul2(half2_of(b0[0]), s0)), b0[1] = bits_of(__hmul2(half2_of(b0[1]), s0));
-          b1[0] = bits_of(__hmul2(half2_of(b1[0]), s1)), b1[1] = bits_of(__hmul2(half2_of(b1[1]), s1));
+          const typename E::Pair s0 = E::low2(frag_s[buf][tile]), s1 = E::high2(frag_s[buf][tile]);
+          b0[0] = E::bits(E::mul(E::pair(b0[0]), s0)), b0[1] = E::bits(E::mul(E::pair(b0[1]), s0));
+          b1[0] = E::bits(E::mul(E::pair(b1[0]), s1)), b1[1] = E::bits(E::mul(E::pair(b1[1]), s1));
         }
 #pragma unroll
         for (int mb = 0; mb < M_BLOCKS; ++mb) {
-          mma_m16n8k16(acc[mb][tile][0], frag_a[buf][mb], b0);
-          mma_m16n8k16(acc[mb][tile][1], frag_a[buf][mb], b1);
+          E::mma(acc[mb][tile][0], frag_a[buf][mb], b0);
+          E::mma(acc[mb][tile][1], frag_a[buf][mb], b1);
         }
       }
     };
@@ -339,107 +341,13 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       delays.at(DelaySite::lock_acquire);
     };
     if (reduce && slice_idx > 0) take_lock();
-    // ---- global reduction, fp32 partials: the running sum of the block before us in the order
-    // (block + 1) comes from its slot of partials, ours goes to our slot. One pass: every load issued first, each sum stored straight
-    // from registers (into the tile only where it is read from there: the write-out, the dump).
-    const auto partials_slot = [&](unsigned block) { return reinterpret_cast<float4*>(args.partials) + block * kP4 + utid; };
-    const auto store_partial = [&](int i, float4 v) {
-      if constexpr (mutant(kMutFp16Partials)) {
-        v = make_float4(__half2float(__float2half_rn(v.x)), __half2float(__float2half_rn(v.y)),
-                        __half2float(__float2half_rn(v.z)), __half2float(__float2half_rn(v.w)));
-      }
-      __stcg(partials_slot(blockIdx.x) + i * kThreads, v);
-    };
-    if (reduce && fp32_partials) {
-      if (slice_idx > 0) {
-        const float4* const prev = partials_slot(blockIdx.x + 1);
-        float4 p[kPIters];
-#pragma unroll
-        for (int i = 0; i < kPIters; ++i) p[i] = __ldcg(prev + i * kThreads);
-#pragma unroll
-        for (int i = 0; i < kPIters; ++i) {
-          float4* const sum = sums.float4_at(utid + i * kThreads);
-          const float4 t = *sum;
-          const float4 v = make_float4(t.x + p[i].x, t.y + p[i].y, t.z + p[i].z, t.w + p[i].w);
-          if (last || kAccDump) *sum = v;
-          if (!last) store_partial(i, v);
-        }
-      } else if (!last) {
-#pragma unroll
-        for (int i = 0; i < kPIters; ++i) store_partial(i, *sums.float4_at(utid + i * kThreads));
-      }
-      if (last) __syncthreads();  // the write-out reads the sums in another order
-    }
+    // fp32 partials (fp32_partials.cuh): the running sum from the block before, ours handed on
+    if (reduce && fp32_partials) add_fp32_partials(args, sums, utid, slice_idx, last);
 
-    // ---- write-out: one pass over this thread's 8-column chunks of the tile: marlin's running sum
-    // in C (fp16) added, then handed on (not last) or the epilogue applied and C written (last).
-    // (Inline, not a lambda like the phases around it: as a lambda, it and the fp32 block above
-    // compile to different machine code, which only a GPU A/B could clear.) ----
+    // ---- write-out (write_out.cuh): marlin's running sum handed on, or the epilogue and C ----
     const bool marlin_sum = reduce && !fp32_partials && slice_idx > 0;
-    if (last || (reduce && !fp32_partials)) {
-      const int c8 = int(utid % kC8);
-      const int write_rows = !last ? rows_valid : mutant(kMutNoRowPredicate) ? kTileRows : rows_valid;
-      int4* const c_first = args.C + (row0 + int(utid / kC8)) * s_row + n_tile * kC8 + c8;
-      const std::ptrdiff_t c_step = std::ptrdiff_t(kCRowStep) * s_row;  // int4 between a thread's rows of C
-      int4 p[kCIters];  // the running sum, every load issued before the first is used
-      const int4* src = c_first;
-#pragma unroll
-      for (int i = 0; i < kCIters; ++i, src += c_step) {
-        p[i] = make_int4(0, 0, 0, 0);  // defined for rows past rows_valid too (never used)
-        if (marlin_sum && int(utid / kC8) + i * kCRowStep < rows_valid) p[i] = __ldcg(src);
-      }
-      [[maybe_unused]] half2 scale[4];  // per column: this thread's eight columns keep their scales
-      if constexpr (kPerColumn) {
-        if (last) {
-          const __half* col_s = reinterpret_cast<const __half*>(sh_col_s);
-#pragma unroll
-          for (int e = 0; e < 4; ++e)
-            scale[e] = __halves2half2(col_s[column_scale_slot(8 * c8 + 2 * e)], col_s[column_scale_slot(8 * c8 + 2 * e + 1)]);
-        }
-      }
-      int4* dst = c_first;
-      delays.at(DelaySite::write_out);  // before this warp reads the staged tile
-#pragma unroll
-      for (int i = 0; i < kCIters; ++i, dst += c_step) {
-        const int r = int(utid / kC8) + i * kCRowStep;
-        if (r >= write_rows) continue;
-        float* const chunk = sums.chunk(r, c8);
-        float v[8];
-        sums.load(chunk, v);
-        if (marlin_sum && r < rows_valid) {
-          const half2* h = reinterpret_cast<const half2*>(&p[i]);
-#pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const float2 f = __half22float2(h[e]);
-            v[2 * e] += f.x, v[2 * e + 1] += f.y;
-          }
-          if constexpr (kAccDump) sums.store(chunk, v);  // the dump reads the running sum
-        }
-        int4 out;
-        half2* const h2 = reinterpret_cast<half2*>(&out);
-        if (!last) {  // marlin: the running sum handed on as fp16
-#pragma unroll
-          for (int e = 0; e < 4; ++e) h2[e] = __floats2half2_rn(v[2 * e], v[2 * e + 1]);
-          __stcg(dst, out);
-          continue;
-        }
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          float x0 = v[2 * e], x1 = v[2 * e + 1];
-          if (kPerColumn && !fp32_partials) {  // marlin: round, then scale in fp16 (exact: no second rounding)
-            h2[e] = __hmul2(__floats2half2_rn(x0, x1), scale[e]);
-            continue;
-          }
-          if constexpr (kPerColumn) {  // fp32: scale in fp32, round once
-            const float2 s = __half22float2(scale[e]);
-            x0 *= s.x, x1 *= s.y;
-          }
-          h2[e] = mutant(kMutRoundTowardZero) ? __halves2half2(__float2half_rz(x0), __float2half_rz(x1))
-                                              : __floats2half2_rn(x0, x1);
-        }
-        *dst = out;
-      }
-    }
+    if (last || (reduce && !fp32_partials))
+      write_out<kPerColumn, E>(args, sums, sh_col_s, delays, utid, row0, n_tile, rows_valid, s_row, last, marlin_sum, fp32_partials);
     if constexpr (kAccDump) {  // the running sum after this reduction step
       if (dumping && reduce) {  // (uniform over the block) every thread's additions above land first
         __syncthreads();
@@ -459,14 +367,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
       }
     };
     if (reduce) release_lock();
-    // fp32: the slot we read is read by no one else this launch (each block writes its slot once, in
-    // its first slice): cleared after the hand-over, off the chain's critical path, so the workspace
-    // is left zeroed (the plugin ABI) without the next block in the order waiting for these stores.
-    if (reduce && fp32_partials && slice_idx > 0) {
-      float4* const prev = partials_slot(blockIdx.x + 1);
-#pragma unroll
-      for (int i = 0; i < kPIters; ++i) __stcg(prev + i * kThreads, make_float4(0, 0, 0, 0));
-    }
+    if (reduce && fp32_partials && slice_idx > 0) clear_read_partials<Tile>(args, utid);
     if constexpr (!mutant(kMutNoWriteOutBarrier)) __syncthreads();  // the next slice's copies
     t += n_iters;                                                   // overwrite the tile
   }

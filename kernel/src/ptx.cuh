@@ -52,6 +52,15 @@ __device__ inline void mma_m16n8k16(float (&c)[4], const std::uint32_t (&a)[4], 
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// The same with bf16 a and b.
+__device__ inline void mma_m16n8k16_bf16(float (&c)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(c[0]), "+f"(c[1]), "+f"(c[2]), "+f"(c[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
 // (a & b) | c in one LOP3: ptxas (CUDA 13.0) emits an AND and an OR for the plain C++ expression,
 // which costs the dequantization 32 extra instructions per k-tile. 0xEA is the truth table of
 // (a & b) | c over the operand patterns a = 0xF0, b = 0xCC, c = 0xAA.

@@ -39,6 +39,8 @@ enum Mutant : int {
   kMutRoundTowardZero = 13,       // epilogue rounds toward zero
   kMutFp16Partials = 14,          // fp16 partial sums under the fp32 contract
   kMutWrongColumnPermutation = 15,  // per-column scales read with the grouped permutation
+  kMutBf16ScaleThroughFp16 = 16,    // bf16 scales converted through fp16 (the bf16 instances only)
+  kMutActOrderScatter = 17,         // act-order: A's columns scattered by perm instead of gathered
 };
 constexpr int kMutant = TC_MUTANT;
 TC_HOST_DEVICE constexpr bool mutant(Mutant m) { return kMutant == m; }
