@@ -1,8 +1,9 @@
 # One registration function for every GoogleTest executable.
 #   tc_add_gtest(NAME <exe> SOURCES <files...> LIBS <targets...> LABELS <cpu|gpu|sanitizer|mutation|notebook|perturb>
-#                [TIMEOUT <seconds>] [PER_KERNEL_VARIANT])
+#                [TIMEOUT <seconds>] [PER_KERNEL_VARIANT] [SERIAL])
 # PER_KERNEL_VARIANT registers the tests once per kernel library variant built (kernel/CMakeLists.txt),
-# named <exe>.<variant>.<test> and run with TC_KERNEL pointing at that library.
+# named <exe>.<variant>.<test> and run with TC_KERNEL pointing at that library. SERIAL: the tests need
+# the GPU to themselves (ctest -j runs them alone).
 # Tests are discovered PRE_TEST, so a build never runs a GPU binary at build time; a GPU test on a
 # machine without a GPU reports SKIPPED (GTEST_SKIP), which ctest shows as "Skipped".
 include(GoogleTest)
@@ -37,7 +38,7 @@ endfunction()
 set(TC_TEST_LABELS cpu gpu sanitizer mutation notebook perturb)  # perturb: the perturbation tier (docs/perturb.md)
 
 function(tc_add_gtest)
-  cmake_parse_arguments(T "PER_KERNEL_VARIANT" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "PER_KERNEL_VARIANT;SERIAL" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   foreach(label IN LISTS T_LABELS)
     if(NOT label IN_LIST TC_TEST_LABELS)
       message(FATAL_ERROR "tc_add_gtest(${T_NAME}): unknown label '${label}' (expected one of ${TC_TEST_LABELS})")
@@ -49,10 +50,14 @@ function(tc_add_gtest)
   add_executable(${T_NAME} ${T_SOURCES})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} tc_gtest_main GTest::gtest tc_warnings)
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # "common/<helper>.h"
+  set(serial "")
+  if(T_SERIAL)
+    set(serial RUN_SERIAL TRUE)
+  endif()
   if(NOT T_PER_KERNEL_VARIANT)
     gtest_discover_tests(${T_NAME}
       DISCOVERY_MODE PRE_TEST
-      PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+      PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} ${serial}
       TEST_PREFIX "${T_NAME}.")
     return()
   endif()
@@ -61,7 +66,7 @@ function(tc_add_gtest)
     tc_kernel_library_path(${variant} library)
     gtest_discover_tests(${T_NAME}
       DISCOVERY_MODE PRE_TEST
-      PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+      PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} ${serial}
                  ENVIRONMENT "TC_KERNEL=${library}"
       TEST_PREFIX "${T_NAME}.${variant}.")
   endforeach()
