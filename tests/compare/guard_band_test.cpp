@@ -10,17 +10,17 @@
 namespace tc {
 namespace {
 
-const half_bits kOne = 0x3C00;
+const half_bits kFill = 0x3C00;
 
 TEST(GuardBand, SplitsAPaddedBuffer) {
   HalfMatrix buffer = HalfMatrix::Constant(4 + 2 + 1, 3 + 1 + 2, kPoison);  // top 2, bottom 1, left 1, right 2
-  buffer.block(2, 1, 4, 3).setConstant(kOne);
+  buffer.block(2, 1, 4, 3).setConstant(kFill);
   buffer(6, 1) = 0x1234;  // one row below the output, its first column
   buffer(3, 5) = 0x4321;  // row 1, two columns right of the output
   const HalfMatrix inner = interior(buffer, 2, 1, 1, 2);
   EXPECT_EQ(inner.rows(), 4);
   EXPECT_EQ(inner.cols(), 3);
-  EXPECT_TRUE((inner.array() == kOne).all());
+  EXPECT_TRUE((inner.array() == kFill).all());
   const GuardBand g = guard_band(buffer, 2, 1, 1, 2);
   EXPECT_EQ(g.cells, 7 * 6 - 12);
   ASSERT_EQ(g.written.size(), 2u);

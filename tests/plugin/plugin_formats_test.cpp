@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include "abi_v1_record.h"
+#include "load_error.h"
 #include "tilecheck/core/error.h"
 #include "tilecheck/plugin/plugin_loader.h"
 
@@ -56,14 +57,7 @@ tc_problem v2_problem(const tc_format& format) {
   return p;
 }
 
-std::string load_error(const char* path) {
-  try {
-    KernelPlugin::load(path);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "loaded";
-}
+using test_support::load_error;
 
 TEST(PluginFormats, NamesSayDtypeWeightsAndActOrder) {
   EXPECT_EQ(format_name(abi_v1_format()), "fp16-uint4b8");

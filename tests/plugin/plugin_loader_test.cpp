@@ -11,19 +11,13 @@
 #include <gtest/gtest.h>
 
 #include "common/gpu_test.h"
+#include "load_error.h"
 #include "tilecheck/core/error.h"
 
 namespace tc {
 namespace {
 
-std::string load_error(const std::string& path) {
-  try {
-    KernelPlugin::load(path);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "loaded";
-}
+using test_support::load_error;
 
 TEST(KernelPlugin, LoadingAMissingLibraryNamesIt) {
   try {

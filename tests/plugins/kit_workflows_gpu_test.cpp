@@ -32,7 +32,7 @@ using test_support::run_command;
 
 using tc_kit::library;
 
-fs::path scratch(const std::string& name) { return tc_kit::scratch("workflows_" + name); }
+fs::path workflow_dir(const std::string& name) { return tc_kit::scratch("workflows_" + name); }
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);
@@ -56,7 +56,7 @@ class KitWorkflows : public ::testing::TestWithParam<tc_kit::Victim> {};
 TEST_P(KitWorkflows, TilesAndCompareGiveTheVerdictRunGave) {
   TC_REQUIRE_GPU();
   const tc_kit::Victim& v = GetParam();
-  const fs::path dir = scratch(v.variant);
+  const fs::path dir = workflow_dir(v.variant);
   const std::string victim = v.config.m_blocks == 0 ? "m1n8k8g2" : config_name(v.config);
   const CommandResult run = run_command(
       cat(TC_TILECHECK, " run --kernel ", library(v), " --committed --filter '_(", victim, "|m1n8k8g8)_.*_sms3$' ",
@@ -117,7 +117,7 @@ const tc_kit::Victim& kit(Behaviour b) { return tc_kit::kVictims[static_cast<int
 TEST(KitWholeMatrix, TheDirtyLockFailsOnlyItsOwnCellsAndTheRunEndsInTwoMinutes) {
   TC_REQUIRE_GPU();
   const tc_kit::Victim& v = kit(Behaviour::dirty_lock);
-  const fs::path dir = scratch("dirty_lock_matrix");
+  const fs::path dir = workflow_dir("dirty_lock_matrix");
   const auto start = std::chrono::steady_clock::now();
   const CommandResult r = run_command(cat(TC_TILECHECK, " run --kernel ", library(v), " --committed --errmaps '' "
                                           "--json ", (dir / "run.json").string()),
@@ -156,7 +156,7 @@ std::map<std::string, int> counts(const nlohmann::json& doc) {
 TEST(KitInterruption, AnInterruptedRunKeepsItsResultsAndResumeCompletesIt) {
   TC_REQUIRE_GPU();
   const std::string kernel = library(kit(Behaviour::wrong_tile));  // some cells fail, most pass
-  const fs::path dir = scratch("interrupt");
+  const fs::path dir = workflow_dir("interrupt");
   const std::string common = cat(" run --kernel ", kernel, " --committed --errmaps '' --threads 4");
   const CommandResult whole = run_command(cat(TC_TILECHECK, common, " --json ", (dir / "whole.json").string()), dir);
   const nlohmann::json reference = read_json(dir / "whole.json");
@@ -190,7 +190,7 @@ TEST(KitInterruption, AnInterruptedRunKeepsItsResultsAndResumeCompletesIt) {
 
 TEST(KitTimeBudget, ASpentBudgetListsTheCellsNotRun) {
   TC_REQUIRE_GPU();
-  const fs::path dir = scratch("budget");
+  const fs::path dir = workflow_dir("budget");
   const CommandResult r = run_command(cat(TC_TILECHECK, " run --kernel ", library(kit(Behaviour::wrong_tile)),
                                           " --committed --errmaps '' --threads 2 --time-budget 2 --json ",
                                           (dir / "run.json").string()),

@@ -71,7 +71,7 @@ TEST(Bf16, MidpointsTieToEvenAndNeighboursRoundToNearest) {
 
 // Rounds a double to bfloat16 from its bit pattern alone: to binary32's exponent range first is
 // not allowed (double rounding), so the significand is rounded with integers at bf16's precision.
-bf16_bits oracle_round(double x) {
+bf16_bits oracle_round_bf16(double x) {
   if (std::isnan(x)) return kBf16CanonicalNan;
   const bf16_bits sign = std::signbit(x) ? 0x8000 : 0;
   const double a = std::fabs(x);
@@ -102,7 +102,7 @@ TEST(Bf16, RandomDoublesRoundLikeTheIntegerOracle) {
     const double significand = std::ldexp(double(rng.bits(2 * i) >> 11), -53);
     const int exponent = static_cast<int>(rng.integer(2 * i + 1, -140, 129));
     const double x = (i % 2 ? -1 : 1) * std::ldexp(1.0 + significand, exponent);
-    ASSERT_TRUE(same(round_to_bf16(x), oracle_round(x))) << std::hexfloat << x;
+    ASSERT_TRUE(same(round_to_bf16(x), oracle_round_bf16(x))) << std::hexfloat << x;
   }
 }
 

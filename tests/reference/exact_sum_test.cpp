@@ -16,7 +16,7 @@ namespace {
 __extension__ typedef __int128 i128;
 __extension__ typedef unsigned __int128 u128;
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_sum_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
 
 // v * 2^exp2 rounded to odd: the independent oracle for summands in a 128-bit window.
 double odd(i128 v, int exp2) {
@@ -77,7 +77,7 @@ TEST(ExactSum, RandomSumsEqualAFixedPointOracle) {
       s.add(std::ldexp(static_cast<double>(m), base + shift));
       oracle += static_cast<i128>(m) << shift;
     }
-    ASSERT_TRUE(same_bits(s.round_to_odd(), odd(oracle, base))) << "trial " << trial;
+    ASSERT_TRUE(same_sum_bits(s.round_to_odd(), odd(oracle, base))) << "trial " << trial;
   }
 }
 

@@ -27,12 +27,12 @@ namespace {
 
 // Bitwise, except that any NaN equals any NaN: a NaN's sign is the CPU's choice (x86 makes -NaN for
 // Inf - Inf, tc::reference_gemm keeps it), the references promise only NaN.
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); }
+bool same_bits_or_both_nan(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0 || (std::isnan(a) && std::isnan(b)); }
 
-::testing::AssertionResult BitwiseEqual(const ReferenceOutput& got, const ReferenceOutput& want) {
+::testing::AssertionResult FormatBitwiseEqual(const ReferenceOutput& got, const ReferenceOutput& want) {
   for (Eigen::Index i = 0; i < want.expected.rows(); ++i)
     for (Eigen::Index j = 0; j < want.expected.cols(); ++j)
-      if (!same_bits(got.y_exact(i, j), want.y_exact(i, j)) || !same_bits(got.S(i, j), want.S(i, j)) ||
+      if (!same_bits_or_both_nan(got.y_exact(i, j), want.y_exact(i, j)) || !same_bits_or_both_nan(got.S(i, j), want.S(i, j)) ||
           got.expected(i, j) != want.expected(i, j))
         return ::testing::AssertionFailure() << "first difference at (" << i << ", " << j << "): y "
                                              << got.y_exact(i, j) << " vs " << want.y_exact(i, j) << ", S "
@@ -63,7 +63,7 @@ TEST(FormatGemm, Fp16Uint4b8IsTheReferenceGemmBitForBit) {
       q.scales(0, 3) = 0x7BFF;  // 65504: grouped weights overflow to Inf
       q.scales(0, 4) = 0x0010;  // subnormal
       const ReferenceOutput want = reference_gemm(A, q, contract, GemmPath::scalar);
-      EXPECT_TRUE(BitwiseEqual(format_reference_gemm(A, from(q), epilogue_of(contract)), want))
+      EXPECT_TRUE(FormatBitwiseEqual(format_reference_gemm(A, from(q), epilogue_of(contract)), want))
           << "group " << group << ", " << name(contract);
     }
   }
@@ -75,7 +75,7 @@ TEST(FormatGemm, Uint4WithZeroPointEightIsUint4b8) {
   FormatWeights zp = from(q);
   zp.type = WeightType::uint4;
   zp.zero_points = CodeMatrix::Constant(q.scales.rows(), q.scales.cols(), 8);
-  EXPECT_TRUE(BitwiseEqual(format_reference_gemm(A, zp, Epilogue::scale_then_round),
+  EXPECT_TRUE(FormatBitwiseEqual(format_reference_gemm(A, zp, Epilogue::scale_then_round),
                            format_reference_gemm(A, from(q), Epilogue::scale_then_round)));
   zp.zero_points(1, 3) = 7;  // one group of one column moves by one scale step
   const ReferenceOutput moved = format_reference_gemm(A, zp, Epilogue::scale_then_round);
@@ -84,7 +84,7 @@ TEST(FormatGemm, Uint4WithZeroPointEightIsUint4b8) {
     double shift = 0;  // (q - 7) s - (q - 8) s = s on rows 64..127 of column 3
     for (int k = 64; k < 128; ++k) shift += half_to_double(A(i, k)) * half_to_double(q.scales(1, 3));
     EXPECT_NEAR(moved.y_exact(i, 3) - base.y_exact(i, 3), shift, 1e-9 * std::max(1.0, std::fabs(shift)));
-    EXPECT_TRUE(same_bits(moved.y_exact(i, 4), base.y_exact(i, 4)));
+    EXPECT_TRUE(same_bits_or_both_nan(moved.y_exact(i, 4), base.y_exact(i, 4)));
   }
 }
 
@@ -95,7 +95,7 @@ TEST(FormatGemm, Uint8b128WithCodesNearTheBiasIsUint4b8) {
     FormatWeights eight = from(q);
     eight.type = WeightType::uint8b128;
     for (Eigen::Index i = 0; i < eight.codes.size(); ++i) eight.codes.data()[i] = q.codes.data()[i] + 120;
-    EXPECT_TRUE(BitwiseEqual(format_reference_gemm(A, eight, Epilogue::round_then_scale),
+    EXPECT_TRUE(FormatBitwiseEqual(format_reference_gemm(A, eight, Epilogue::round_then_scale),
                              format_reference_gemm(A, from(q), Epilogue::round_then_scale)))
         << "group " << group;
   }
@@ -109,7 +109,7 @@ TEST(FormatGemm, ActOrderIsARelabellingOfTheRows) {
   trivial.g_idx.resize(K);
   for (int k = 0; k < K; ++k) trivial.g_idx[k] = k / group;
   const ReferenceOutput base = format_reference_gemm(A, plain, Epilogue::scale_then_round);
-  EXPECT_TRUE(BitwiseEqual(format_reference_gemm(A, trivial, Epilogue::scale_then_round), base));
+  EXPECT_TRUE(FormatBitwiseEqual(format_reference_gemm(A, trivial, Epilogue::scale_then_round), base));
   // A random permutation of the K rows, applied to A's columns, the codes and g_idx together.
   std::vector<int> perm(K);
   std::iota(perm.begin(), perm.end(), 0);
@@ -122,7 +122,7 @@ TEST(FormatGemm, ActOrderIsARelabellingOfTheRows) {
     shuffled.codes.row(k) = q.codes.row(perm[k]);
     shuffled.g_idx[k] = trivial.g_idx[perm[k]];
   }
-  EXPECT_TRUE(BitwiseEqual(format_reference_gemm(A2, shuffled, Epilogue::scale_then_round), base));
+  EXPECT_TRUE(FormatBitwiseEqual(format_reference_gemm(A2, shuffled, Epilogue::scale_then_round), base));
 }
 
 // bf16 with exponents in a window a 64-bit fixed point covers: y* exact (the oracle sums the

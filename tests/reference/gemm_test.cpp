@@ -47,7 +47,7 @@ std::string hex(half_bits h) {
 // Inputs by kind: what makes the float64 proof hold, fail, or meet special values.
 enum class Kind { normal, cancellation, wide_range, wild_scales, specials };
 
-const char* name(Kind k) {
+const char* kind_name(Kind k) {
   switch (k) {
     case Kind::normal: return "normal";
     case Kind::cancellation: return "cancellation";
@@ -64,7 +64,7 @@ struct Case {
 };
 
 std::string case_name(const Case& c) {
-  return std::string(name(c.kind)) + "_m" + std::to_string(c.M) + "n" + std::to_string(c.N) + "k" +
+  return std::string(kind_name(c.kind)) + "_m" + std::to_string(c.M) + "n" + std::to_string(c.N) + "k" +
          std::to_string(c.K) + (c.group < 0 ? std::string("gcol") : "g" + std::to_string(c.group));
 }
 

@@ -15,7 +15,7 @@
 namespace tc {
 namespace {
 
-CodeMatrix random_codes(int K, int N, std::uint64_t seed) {
+CodeMatrix random_codes_8bit(int K, int N, std::uint64_t seed) {
   const CounterRng rng(seed, "codes8");
   CodeMatrix c(K, N);
   for (Eigen::Index i = 0; i < c.size(); ++i) c.data()[i] = static_cast<std::uint8_t>(rng.integer(i, 0, 255));
@@ -28,7 +28,7 @@ int byte_at(const PackedMatrix& p, int row, int col, int byte) {
 
 TEST(Pack8Bit, UnpackInvertsPack) {
   for (const auto& [K, N] : {std::pair{16, 64}, std::pair{32, 128}, std::pair{48, 320}}) {
-    const CodeMatrix codes = random_codes(K, N, static_cast<std::uint64_t>(K * 7 + N));
+    const CodeMatrix codes = random_codes_8bit(K, N, static_cast<std::uint64_t>(K * 7 + N));
     const PackedMatrix packed = pack_weights_8bit(codes);
     ASSERT_EQ(packed.rows(), K / 16);
     ASSERT_EQ(packed.cols(), 4 * N);
@@ -77,7 +77,7 @@ TEST(Pack8Bit, OneHotCodesLandWhereTheLayoutSays) {
 }
 
 TEST(Pack8Bit, EachLaneReadsItsFragmentsHalf2s) {
-  const CodeMatrix codes = random_codes(32, 128, 11);
+  const CodeMatrix codes = random_codes_8bit(32, 128, 11);
   const PackedMatrix p = pack_weights_8bit(codes);
   for (int kb = 0; kb < 2; ++kb)
     for (int chunk = 0; chunk < 2; ++chunk)

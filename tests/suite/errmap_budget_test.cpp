@@ -17,7 +17,7 @@
 namespace tc {
 namespace {
 
-const std::string kClean;  // a workspace the check found clean
+const std::string kCleanWorkspace;  // a workspace the check found clean
 
 TEST(ErrorMapBudget, RefusesWhatDoesNotFitAndSettlesToTheRealSize) {
   ErrorMapBudget b(1000);
@@ -48,10 +48,10 @@ TEST(ErrorMapBudget, NeverHandsOutMoreThanItsLimitAcrossThreads) {
   EXPECT_EQ(b.skipped(), 800 - 1000 / 7);
 }
 
-Fixture committed_case() { return load_case(default_golden_paths(), "normal_m17_n128_k128_g128_marlin"); }
+Fixture committed_m17_case() { return load_case(default_golden_paths(), "normal_m17_n128_k128_g128_marlin"); }
 
 TEST(ErrorMapBudget, JudgeCellWritesMapsUntilTheBudgetIsSpent) {
-  const Fixture f = committed_case();
+  const Fixture f = committed_m17_case();
   HalfMatrix C = f.ref.expected;
   C.block(0, 0, 16, 128).setZero();
   const Cell cell{f.spec.id, choose_config(f.spec.shape), f.spec.contract, "upstream", 3};
@@ -62,8 +62,8 @@ TEST(ErrorMapBudget, JudgeCellWritesMapsUntilTheBudgetIsSpent) {
   // Room for one map (4 kB of slack: judge_cell names the case's source in its expectation), not
   // for the second's bound beside the first map.
   ErrorMapBudget budget(bound + 4096);
-  const CellOutcome first = judge_cell(f, cell, contract_default(cell.contract), {C, GuardBand{}, kClean}, maps.path().string(), nullptr, &budget);
-  const CellOutcome second = judge_cell(f, other, contract_default(other.contract), {C, GuardBand{}, kClean}, maps.path().string(), nullptr, &budget);
+  const CellOutcome first = judge_cell(f, cell, contract_default(cell.contract), {C, GuardBand{}, kCleanWorkspace}, maps.path().string(), nullptr, &budget);
+  const CellOutcome second = judge_cell(f, other, contract_default(other.contract), {C, GuardBand{}, kCleanWorkspace}, maps.path().string(), nullptr, &budget);
   EXPECT_EQ(first.status, CellStatus::fail);
   ASSERT_FALSE(first.error_map.empty());
   EXPECT_EQ(first.error_map_bytes, std::filesystem::file_size(first.error_map));

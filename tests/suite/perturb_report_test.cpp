@@ -13,7 +13,7 @@
 namespace tc {
 namespace {
 
-Cell cell(const std::string& case_id, int sms) {
+Cell delay_cell(const std::string& case_id, int sms) {
   return {case_id, TileConfig{1, 16, 4, -1}, Contract::marlin, "mut06_delay", sms};
 }
 
@@ -40,7 +40,7 @@ CellRounds tally(const Cell& c, int rounds, const std::vector<CellOutcome>& outc
 const std::string kFail = "Mismatched 120 / 8192 (1.5%) [bound=120 nonfinite=0 unwritten=0 guard=0]\nmore";
 
 TEST(RecordRound, CountsRunsAndFailuresAndKeepsTheFirstFailure) {
-  const CellRounds t = tally(cell("normal_m16_n512_k128_gcol", 1), 4,
+  const CellRounds t = tally(delay_cell("normal_m16_n512_k128_gcol", 1), 4,
                              {outcome(CellStatus::pass, "pass"), outcome(CellStatus::fail, kFail),
                               outcome(CellStatus::hang, "HANG: no result within 2.0 s"),
                               outcome(CellStatus::fail, "later")});
@@ -57,7 +57,7 @@ TEST(RecordRound, CountsRunsAndFailuresAndKeepsTheFirstFailure) {
 }
 
 TEST(RecordRound, FaultAndErrorAreFailuresToo) {
-  const CellRounds t = tally(cell("c", 1), 2, {outcome(CellStatus::fault, "FAULT: cudaErrorIllegalAddress: ..."),
+  const CellRounds t = tally(delay_cell("c", 1), 2, {outcome(CellStatus::fault, "FAULT: cudaErrorIllegalAddress: ..."),
                                                outcome(CellStatus::error, "TC_ERR_CUDA: perturbation noise: ...")});
   EXPECT_EQ(t.rounds_failed, 2);
   EXPECT_EQ(cell_verdict(t), "failed");
@@ -70,7 +70,7 @@ TEST(RecordRound, FaultAndErrorAreFailuresToo) {
 }
 
 TEST(RecordRound, StopsAtNotApplicableWithoutCountingARound) {
-  const CellRounds t = tally(cell("c", 1), 4, {outcome(CellStatus::not_applicable, "no kernel for m1n16k4gcol"),
+  const CellRounds t = tally(delay_cell("c", 1), 4, {outcome(CellStatus::not_applicable, "no kernel for m1n16k4gcol"),
                                                outcome(CellStatus::pass, "pass")});
   EXPECT_EQ(t.rounds_run, 0);
   EXPECT_EQ(t.not_applicable, "no kernel for m1n16k4gcol");
@@ -79,20 +79,20 @@ TEST(RecordRound, StopsAtNotApplicableWithoutCountingARound) {
 
 // KernelWorkers answers a configuration it gave up with FAULT or HANG "not run: ...": nothing launched.
 TEST(RecordRound, AGivenUpConfigurationOrAnInterruptionRunsNoRound) {
-  const CellRounds given_up = tally(cell("c", 1), 4, {outcome(CellStatus::pass, "pass"),
+  const CellRounds given_up = tally(delay_cell("c", 1), 4, {outcome(CellStatus::pass, "pass"),
       outcome(CellStatus::hang, "not run: configuration m1n16k4gcol hung 2 times")});
   EXPECT_EQ(given_up.rounds_run, 1);
   EXPECT_EQ(given_up.rounds_failed, 0);
   EXPECT_EQ(given_up.stopped, "not run: configuration m1n16k4gcol hung 2 times");
   EXPECT_EQ(cell_verdict(given_up), "incomplete");
 
-  const CellRounds interrupted = tally(cell("c", 1), 4, {outcome(CellStatus::not_run, "not run (interrupted)")});
+  const CellRounds interrupted = tally(delay_cell("c", 1), 4, {outcome(CellStatus::not_run, "not run (interrupted)")});
   EXPECT_EQ(interrupted.rounds_run, 0);
   EXPECT_EQ(cell_verdict(interrupted), "not run");
 }
 
 TEST(CellVerdict, PassedOnlyWhenEveryPlannedRoundRanAndPassed) {
-  const Cell c = cell("c", 3);
+  const Cell c = delay_cell("c", 3);
   EXPECT_EQ(cell_verdict(tally(c, 2, {outcome(CellStatus::pass, ""), outcome(CellStatus::pass, "")})), "passed");
   EXPECT_EQ(cell_verdict(tally(c, 3, {outcome(CellStatus::pass, ""), outcome(CellStatus::pass, "")})), "incomplete");
   EXPECT_EQ(cell_verdict(tally(c, 3, {})), "not run");
@@ -100,15 +100,15 @@ TEST(CellVerdict, PassedOnlyWhenEveryPlannedRoundRanAndPassed) {
 
 PerturbRun example_run() {
   PerturbRun run;
-  run.cells.push_back(tally(cell("normal_m16_n512_k128_gcol", 1), 3,
+  run.cells.push_back(tally(delay_cell("normal_m16_n512_k128_gcol", 1), 3,
                             {outcome(CellStatus::pass, ""), outcome(CellStatus::fail, kFail),
                              outcome(CellStatus::fail, "again")}));
-  run.cells.push_back(tally(cell("normal_m17_n256_k128_gcol", 3), 3,
+  run.cells.push_back(tally(delay_cell("normal_m17_n256_k128_gcol", 3), 3,
                             {outcome(CellStatus::pass, ""), outcome(CellStatus::pass, ""),
                              outcome(CellStatus::pass, "")}));
-  run.cells.push_back(tally(cell("normal_m16_n256_k512_g128", 1), 3,
+  run.cells.push_back(tally(delay_cell("normal_m16_n256_k512_g128", 1), 3,
                             {outcome(CellStatus::not_applicable, "marlin_cuda returned 1")}));
-  CellRounds late = tally(cell("normal_m65_n128_k768_gcol", 1), 3, {outcome(CellStatus::pass, "")});
+  CellRounds late = tally(delay_cell("normal_m65_n128_k768_gcol", 1), 3, {outcome(CellStatus::pass, "")});
   late.stopped = "not run: the time budget (60 s) was spent";
   run.cells.push_back(late);
   run.out_of_time = true;
@@ -149,7 +149,7 @@ TEST(PerturbReport, PrintsTheFailingCellsTheirFirstRoundAndASummary) {
   std::ostringstream out;
   print_perturbation(out, example_run(), example_header());
   const std::string text = out.str();
-  const PerturbRound first = plan_rounds(1, cell("normal_m16_n512_k128_gcol", 1).name(), 3, 10)[1];
+  const PerturbRound first = plan_rounds(1, delay_cell("normal_m16_n512_k128_gcol", 1).name(), 3, 10)[1];
   EXPECT_NE(text.find("cells with failing rounds: 1 of 4\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  normal_m16_n512_k128_gcol_m1n16k4gcol_marlin_mut06_delay_sms1: 2 of 3 rounds failed (FAIL 2)\n"
                       "    first: " + describe(first) + "\n"
