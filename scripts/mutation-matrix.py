@@ -16,8 +16,7 @@ says whether the hints named each mutant's cause and tiles (MUTANTS). Exit statu
 mutant is caught and the clean kernel is clean.
 
 --upstream judges upstream IST-DASLab Marlin's mutants (plugins/ist-marlin/mutants.txt) the same way,
-with upstream with its real races fixed (the description's base) as the control; how the detectors
-adapt to upstream: docs/mutation-upstream.md.
+with upstream with its real races fixed (the description's base) as the control (docs/mutation-upstream.md).
 """
 import argparse
 import concurrent.futures
@@ -58,8 +57,7 @@ MUTANTS: Dict[int, tuple] = {
     14: ("fp16-partials", "fp16 partial sums under the fp32 contract", {"fp16_reduction", "multi_slice", "not_exact", "low_precision"},
          {"fp16_reduction", "multi_slice"}),
     15: ("wrong-column-permutation", "per-column scales read with the grouped permutation", {"column_half", "scale_ratio"}, {"whole_tiles", "column_half"}),
-    # The served formats' paths (plugin ABI 2): caught only on bf16 and act-order cells; which hints
-    # name them is not yet measured (no hint expected until then).
+    # The served formats' paths (plugin ABI 2), caught on their cells only; no hint expected yet.
     16: ("bf16-scale-through-fp16", "bf16 scales converted through fp16", set(), set()),
     17: ("act-order-scatter", "act-order: A's columns scattered by perm instead of gathered", set(), set()),
 }
