@@ -68,6 +68,13 @@ constexpr int kFp16Uint4b8Instances = 60;
 // group) without the 8-row tile, which a launch of <= 8 rows picks by itself, as in vLLM: 48.
 const std::vector<tc_tile_config>& library_configs();
 std::string name(const tc_tile_config& c);  // m1n8k8g8, m4n16k4gcol
+// Names in messages and instance names: group_blocks as "col", "act" or its number (written into
+// `buffer`); a dtype as fp16 / bf16; a weight type as uint4b8 / uint4 / uint8b128.
+const char* group_name(int group_blocks, char* buffer, std::size_t capacity);
+const char* dtype_name(int dtype);
+const char* weight_name(int weight);
+// Whether vLLM's generator builds this tile (n_blocks x k_blocks of 16) at all.
+bool is_vllm_tile(int n_blocks, int k_blocks);
 
 // The formats of plugin ABI 2 vLLM's Marlin implements (marlin.cu, marlin_gemm): A, scales and C all
 // fp16 or all bf16; uint4b8, uint4 with zero points (AWQ) or uint8b128 codes; act-order on the whole
