@@ -5,10 +5,14 @@
 // repository: the host logic (configuration choice, the cut of M into launches, workspace sizes) is
 // our reimplementation in vllm_marlin_plan.cpp.
 //
-// What the library runs: fp16 activations, scales and output, 4-bit codes (vLLM's uint4b8, our zero
-// point 8), no zero points, no act-order; groups of 32, 64, 128 and per-column scales; the 48
-// configurations of library_configs(), or vLLM's own choice when the problem's config is all zero.
-// Both contracts are accepted: the numerics this library declares decide how tilecheck judges.
+// What the library runs: the formats of plugin ABI 2 vLLM's Marlin implements (vllm_formats()) whose
+// kernels are built, listed by tc_plugin_formats: fp16 / uint4b8 with and without act-order on the
+// whole K always; with TC_VLLM_MARLIN_FORMATS also bf16, uint4 with zero points, uint8b128 and
+// act-order on a shard of K (is_k_full 0). A, scales and C of one type; groups of 32, 64, 128 and
+// per-column scales (act-order: grouped only); the 48 configurations of library_configs(), or vLLM's
+// own choice when the problem's config is all zero. Act-order permutes A into the workspace's scratch
+// first, as marlin_mm does into its a_tmp. Both contracts are accepted: the numerics this library
+// declares decide how tilecheck judges.
 //
 // Two variants, one per library (TC_VLLM_MARLIN_FP32_REDUCE):
 //   1 libtc_vllm_marlin.so              use_fp32_reduce = true (vLLM's default): fp32 partial sums in the
@@ -23,6 +27,7 @@
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <vector>
 
 #include "tilecheck/plugin/plugin.h"
 #include "vllm_marlin_launch.h"
@@ -95,6 +100,34 @@ tc_status plan_for(const tc_problem* p, Plan& plan, char* message, std::size_t c
 
 bool aligned16(const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 == 0; }
 
+// The operands the problem's format needs, present and 16-byte aligned as plugin.h promises (vLLM's
+// kernel reads the matrices, zero points and g_idx with 16-byte loads); an empty string if they are.
+const char* missing_operand(const tc_problem& p, const tc_format& f) {
+  struct Operand {
+    const void* pointer;
+    bool needed;
+    const char* null_message;
+    const char* misaligned_message;
+  };
+  const Operand operands[] = {
+      {p.A, true, "A is NULL", "A is not 16-byte aligned"},
+      {p.B, true, "B is NULL", "B is not 16-byte aligned"},
+      {p.scales, true, "scales is NULL", "scales is not 16-byte aligned"},
+      {p.C, true, "C is NULL", "C is not 16-byte aligned"},
+      {p.workspace, true, "workspace is NULL", "workspace is not 16-byte aligned"},
+      {p.zero_points, f.weight_type == TC_WEIGHT_UINT4, "zero_points is NULL (weight_type uint4 needs them)",
+       "zero_points is not 16-byte aligned"},
+      {p.g_idx, f.act_order == 1, "g_idx is NULL (act_order 1 needs it)", "g_idx is not 16-byte aligned"},
+      {p.perm, f.act_order == 1, "perm is NULL (act_order 1 needs it)", "perm is not 16-byte aligned"},
+  };
+  for (const Operand& o : operands) {
+    if (!o.needed) continue;
+    if (o.pointer == nullptr) return o.null_message;
+    if (!aligned16(o.pointer)) return o.misaligned_message;
+  }
+  return "";
+}
+
 }  // namespace
 
 extern "C" {
@@ -103,6 +136,13 @@ TC_PLUGIN_EXPORT const tc_plugin_info_t* tc_plugin_info(void) {
   static const tc_plugin_info_t info = {TC_PLUGIN_ABI_VERSION, "vllm-marlin", kVariant,
                                         static_cast<int>(library_configs().size()), library_configs().data()};
   return &info;
+}
+
+// The formats whose kernels are built into this library (formats_with_kernels), computed once.
+TC_PLUGIN_EXPORT const tc_format* tc_plugin_formats(int* count) {
+  static const std::vector<tc_format> formats = formats_with_kernels([](const Instance& i) { return built(i); });
+  if (count != nullptr) *count = static_cast<int>(formats.size());
+  return formats.data();
 }
 
 TC_PLUGIN_EXPORT tc_status tc_plugin_workspace_size(const tc_problem* p, std::size_t* bytes, char* message,
@@ -130,26 +170,34 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_run(const tc_problem* p, char* message, std
   Plan plan;
   const tc_status planned = plan_for(p, plan, message, capacity);
   if (planned != TC_OK) return planned;
-  if (p->A == nullptr || p->B == nullptr || p->scales == nullptr || p->C == nullptr || p->workspace == nullptr)
-    return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "%s", "a pointer is null");
-  if (!aligned16(p->A) || !aligned16(p->B) || !aligned16(p->scales) || !aligned16(p->C) || !aligned16(p->workspace))
-    return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "%s", "A, B, scales, C and workspace must be 16-byte aligned");
+  const char* missing = missing_operand(*p, plan.format);
+  if (*missing != '\0') return fail(TC_ERR_INVALID_ARGUMENT, message, capacity, "%s", missing);
+  const bool act_order = plan.format.act_order == 1;
   if (p->workspace_bytes < plan.workspace_bytes)
-    return fail(TC_ERR_WORKSPACE, message, capacity, "workspace of %zu bytes; %zu needed (%zu of locks for sms=%d%s)",
+    return fail(TC_ERR_WORKSPACE, message, capacity, "workspace of %zu bytes; %zu needed (%zu of locks for sms=%d%s%s)",
                 p->workspace_bytes, plan.workspace_bytes, plan.lock_bytes, plan.sms,
-                kFp32Reduce ? ", then the fp32 partial tiles" : "");
+                kFp32Reduce ? ", then the fp32 partial tiles" : "", act_order ? ", then A permuted" : "");
 
   DeviceLimits device;
   const tc_status limits = device_limits(device, message, capacity);
   if (limits != TC_OK) return limits;
   LaunchArgs args;
   args.A = p->A, args.B = p->B, args.scales = p->scales, args.C = p->C;
+  args.zero_points = plan.format.weight_type == TC_WEIGHT_UINT4 ? p->zero_points : nullptr;
+  args.stream = static_cast<cudaStream_t>(p->stream);
+  if (act_order) {  // marlin_mm: A's columns into the kernel's order first; g_idx passed on, as vLLM does
+    void* permuted = static_cast<char*>(p->workspace) + plan.permuted_a_offset;
+    const cudaError_t e = permute_a(p->A, static_cast<const int*>(p->perm), permuted, p->M, p->K, args.stream);
+    if (e != cudaSuccess)
+      return fail(TC_ERR_CUDA, message, capacity, "permutation of A (act-order): %s", cudaGetErrorString(e));
+    args.A = permuted;
+    args.g_idx = static_cast<const int*>(p->g_idx);
+  }
   args.locks = static_cast<int*>(p->workspace);
   args.scratch = kFp32Reduce ? static_cast<char*>(p->workspace) + plan.scratch_offset : nullptr;
   args.N = p->N, args.K = p->K, args.num_groups = plan.num_groups;
   args.sms = plan.sms, args.max_shared_mem = device.max_shared_mem;
   args.fp32_reduce = kFp32Reduce;
-  args.stream = static_cast<cudaStream_t>(p->stream);
   for (const Launch& l : plan.launches) {
     const cudaError_t e = launch(l, args);
     if (e != cudaSuccess)
@@ -166,10 +214,14 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_numerics(const tc_problem* p, tc_numerics* 
   const tc_status planned = plan_for(p, plan, message, capacity);
   if (planned != TC_OK) return planned;
   // marlin_template.h: fp32 MMA accumulators from sm_80 on; partial sums between blocks in C_tmp as
-  // fp32 (global_reduce_fp32) or in C as fp16 (global_reduce_fp16); per-column scales multiply the
-  // output after it is rounded to fp16 (write_result). The shallowest k-slice a block sums is one tile.
-  *numerics = {TC_ACCUMULATOR_FP32, kFp32Reduce ? TC_PARTIALS_FP32 : TC_PARTIALS_FP16, TC_EPILOGUE_ROUND_THEN_SCALE,
-               TC_SCHEDULE_UNKNOWN, plan.min_k_slice};
+  // fp32 (global_reduce_fp32) or in C, of C's type (global_reduce_fp16). Per-column scales: 4-bit codes
+  // multiply the output after it is rounded to C's type (write_result); 8-bit codes multiply each
+  // block's fp32 sums before the reduction between blocks (scale_float), the rounding to C's type
+  // after. The shallowest k-slice a block sums is one tile.
+  const bool scale_fp32 = plan.format.weight_type == TC_WEIGHT_UINT8B128;
+  *numerics = {TC_ACCUMULATOR_FP32, kFp32Reduce ? TC_PARTIALS_FP32 : TC_PARTIALS_FP16,
+               scale_fp32 ? TC_EPILOGUE_SCALE_THEN_ROUND : TC_EPILOGUE_ROUND_THEN_SCALE, TC_SCHEDULE_UNKNOWN,
+               plan.min_k_slice};
   return TC_OK;
 }
 

@@ -64,9 +64,9 @@ Plan must_plan(const tc_problem& p, bool fp32_reduce = true, const DeviceLimits&
   return ::testing::AssertionSuccess();
 }
 
-TEST(VllmMarlinInstances, AreTheGeneratorsFp16Uint4b8KernelsWithoutActOrder) {
+TEST(VllmMarlinInstances, AreTheGeneratorsFp16Uint4b8KernelsWithoutActOrderThenTheFormatsSubset) {
   const std::vector<Instance>& all = all_instances();
-  ASSERT_EQ(all.size(), 60u);  // 4 groups x (m0.5, m1, m2, m3, m4) x 3 thread configurations
+  ASSERT_EQ(all.size(), 249u);  // 60 of fp16-uint4b8: 4 groups x (m0.5, m1, m2, m3, m4) x 3 thread configurations
   for (const Instance& i : all) {
     SCOPED_TRACE(name(i));
     const bool small = i.m_blocks == 1;
@@ -78,9 +78,29 @@ TEST(VllmMarlinInstances, AreTheGeneratorsFp16Uint4b8KernelsWithoutActOrder) {
       EXPECT_TRUE((i.n_blocks == 8 && i.k_blocks == 4) || (i.n_blocks == 4 && i.k_blocks == 8));
     }
     EXPECT_TRUE(!i.m8 || i.m_blocks == 1);
+    // The formats' subset: large batches for groups of 128 only; no act-order kernel with zero points.
+    if (i.m_blocks > 1 && (i.dtype != TC_DTYPE_FP16 || i.weight != TC_WEIGHT_UINT4B8)) {
+      EXPECT_EQ(i.group_blocks, 8);
+    }
+    EXPECT_FALSE(i.weight == TC_WEIGHT_UINT4 && i.group_blocks == 0);
   }
   EXPECT_EQ(name(all.front()), "m0.5n8k8gcol");
-  EXPECT_EQ(name(all.back()), "m4n4k8g8");
+  EXPECT_EQ(name(all[kFp16Uint4b8Instances - 1]), "m4n4k8g8");
+  for (int k = 0; k < kFp16Uint4b8Instances; ++k) {
+    EXPECT_EQ(all[static_cast<std::size_t>(k)].dtype, TC_DTYPE_FP16);
+    EXPECT_EQ(all[static_cast<std::size_t>(k)].weight, TC_WEIGHT_UINT4B8);
+    EXPECT_NE(all[static_cast<std::size_t>(k)].group_blocks, 0);
+  }
+  EXPECT_EQ(name(all[kFp16Uint4b8Instances]), "m0.5n8k8gact");
+  EXPECT_EQ(name(all.back()), "bf16-uint8b128-m4n4k8g8");
+  const auto count = [&](int dtype, int weight) {
+    return std::count_if(all.begin(), all.end(),
+                         [&](const Instance& i) { return i.dtype == dtype && i.weight == weight; });
+  };
+  EXPECT_EQ(count(TC_DTYPE_FP16, TC_WEIGHT_UINT4B8), 60 + 6);  // the act-order kernels, small batches
+  EXPECT_EQ(count(TC_DTYPE_BF16, TC_WEIGHT_UINT4B8), 5 * 6 + 9);
+  EXPECT_EQ(count(TC_DTYPE_FP16, TC_WEIGHT_UINT4), 4 * 6 + 9);
+  EXPECT_EQ(count(TC_DTYPE_BF16, TC_WEIGHT_UINT8B128), 5 * 6 + 9);
 }
 
 TEST(VllmMarlinInstances, MatchTheListCMakeBuildsFrom) {
@@ -109,6 +129,95 @@ TEST(VllmMarlinSharedMemory, IsMarlinCuEstimate) {
   // 256x64, four m-blocks, group 32: reduction 33792 (over B 32768 + bias 512), A 32768, 2 groups of scales 4096.
   EXPECT_EQ(kernel_cache_size(64, 256, 4, 32), 70656);
   EXPECT_EQ(kernel_cache_size(64, 256, 4, -1), kernel_cache_size(64, 256, 4, 128));  // one row of scales either way
+  // 8-bit codes: B twice as large, 65536 over the reduction's 4352.
+  EXPECT_EQ(kernel_cache_size(128, 128, 1, 128, TC_WEIGHT_UINT8B128), 65536 + 16384 + 1024);
+  // uint4's zero points: a quarter of the scales' 1024 bytes.
+  EXPECT_EQ(kernel_cache_size(128, 128, 1, 128, TC_WEIGHT_UINT4), 50176 + 256);
+  // The act-order kernel (group_size 0): 32 groups of 128 columns of scales cached (at least 32, and
+  // 4 groups of 32 rows x 4 stages x 2), and 4 stages of 128 g_idx ints.
+  EXPECT_EQ(kernel_cache_size(128, 128, 1, 0), 32768 + 16384 + 32 * 128 * 2 + 4 * 128 / 4);
+}
+
+tc_problem with_format(tc_problem p, tc_format f) {
+  p.format = f;
+  p.bits = f.weight_type == TC_WEIGHT_UINT8B128 ? 8 : 4;
+  p.num_groups = p.group == -1 ? 1 : p.K / p.group;
+  return p;
+}
+constexpr tc_format kBf16{TC_DTYPE_BF16, TC_DTYPE_BF16, TC_DTYPE_BF16, TC_WEIGHT_UINT4B8, 0, 1};
+constexpr tc_format kFp16Uint4{TC_DTYPE_FP16, TC_DTYPE_FP16, TC_DTYPE_FP16, TC_WEIGHT_UINT4, 0, 1};
+constexpr tc_format kBf16Uint8{TC_DTYPE_BF16, TC_DTYPE_BF16, TC_DTYPE_BF16, TC_WEIGHT_UINT8B128, 0, 1};
+constexpr tc_format kActFull{TC_DTYPE_FP16, TC_DTYPE_FP16, TC_DTYPE_FP16, TC_WEIGHT_UINT4B8, 1, 1};
+constexpr tc_format kActShard{TC_DTYPE_FP16, TC_DTYPE_FP16, TC_DTYPE_FP16, TC_WEIGHT_UINT4B8, 1, 0};
+
+TEST(VllmMarlinFormats, AreTheSixteenVllmImplements) {
+  const std::vector<tc_format>& all = vllm_formats();
+  EXPECT_EQ(all.size(), 16u);  // 2 dtypes x (uint4b8, uint8b128: 3 each; uint4: 2, no act-order on a shard)
+  for (const tc_format& f : all) EXPECT_EQ(format_refusal(f), "") << f.a_dtype << " " << f.weight_type;
+}
+
+TEST(VllmMarlinFormats, RefusesOthersNamingTheFields) {
+  const tc_format mixed{TC_DTYPE_FP16, TC_DTYPE_BF16, TC_DTYPE_FP16, TC_WEIGHT_UINT4B8, 0, 1};
+  EXPECT_NE(format_refusal(mixed).find("a_dtype=1 scale_dtype=2 c_dtype=1"), std::string::npos)
+      << format_refusal(mixed);
+  EXPECT_TRUE(
+      RefusedWith(with_format(problem(16, 4096, 4096, 128), mixed), TC_ERR_UNSUPPORTED, "scales and C of A's type"));
+  const tc_format awq_shard{TC_DTYPE_BF16, TC_DTYPE_BF16, TC_DTYPE_BF16, TC_WEIGHT_UINT4, 1, 0};
+  EXPECT_TRUE(
+      RefusedWith(with_format(problem(16, 4096, 4096, 128), awq_shard), TC_ERR_UNSUPPORTED,
+                  "weight_type=2 act_order=1 is_k_full=0: vLLM's Marlin has no act-order kernel with zero points"));
+  const tc_format fp8{TC_DTYPE_FP16, TC_DTYPE_FP16, TC_DTYPE_FP16, 9, 0, 1};
+  EXPECT_TRUE(RefusedWith(with_format(problem(16, 4096, 4096, 128), fp8), TC_ERR_UNSUPPORTED, "weight_type=9"));
+  EXPECT_TRUE(RefusedWith(with_format(problem(16, 4096, 4096, -1), kActFull), TC_ERR_INVALID_ARGUMENT,
+                          "act-order needs groups"));
+  tc_problem wrong_bits = with_format(problem(16, 4096, 4096, 128), kBf16Uint8);
+  wrong_bits.bits = 4;
+  EXPECT_TRUE(RefusedWith(wrong_bits, TC_ERR_INVALID_ARGUMENT, "bits=4"));
+}
+
+TEST(VllmMarlinFormats, ListedAreThoseWithABuiltKernel) {
+  const auto fp16_uint4b8_only = [](const Instance& i) {
+    return i.dtype == TC_DTYPE_FP16 && i.weight == TC_WEIGHT_UINT4B8 && i.group_blocks != 0;
+  };
+  const std::vector<tc_format> listed = formats_with_kernels(fp16_uint4b8_only);
+  ASSERT_EQ(listed.size(), 2u);  // act-order on the whole K runs the grouped kernels
+  EXPECT_EQ(listed[0].act_order, 0);
+  EXPECT_EQ(listed[1].act_order, 1);
+  EXPECT_EQ(listed[1].is_k_full, 1);
+  EXPECT_EQ(formats_with_kernels(all_built).size(), 16u);
+}
+
+TEST(VllmMarlinFormats, PickTheKernelsOfTheirTypes) {
+  EXPECT_EQ(plan_of(with_format(problem(16, 8192, 4096, 128), kBf16)), "bf16-uint4b8-m1n8k8g8@0+16");
+  EXPECT_EQ(plan_of(with_format(problem(5, 8192, 4096, -1), kFp16Uint4)), "fp16-uint4-m0.5n8k8gcol@0+5");
+  EXPECT_EQ(plan_of(with_format(problem(200, 8192, 4096, 128), kBf16Uint8)),
+            "bf16-uint8b128-m4n16k4g8@0+192 bf16-uint8b128-m0.5n8k8g8@192+8");
+  // Larger batches on groups other than 128: m1 kernels, batched (vLLM passes over kernels not built).
+  EXPECT_EQ(plan_of(with_format(problem(256, 8192, 4096, 64), kBf16)), "bf16-uint4b8-m1n8k8g4@0+256");
+  EXPECT_TRUE(RefusedWith(with_format(problem(256, 8192, 4096, 64, {2, 16, 4, 4}), kBf16), TC_ERR_UNSUPPORTED,
+                          "the adapter builds no bf16-uint4b8 kernel of 2 m-blocks"));
+  EXPECT_TRUE(RefusedWith(with_format(problem(16, 8192, 4096, 128), kBf16), TC_ERR_UNSUPPORTED,
+                          "TC_VLLM_MARLIN_FORMATS", kH200, [](const Instance& i) { return i.dtype == TC_DTYPE_FP16; }));
+}
+
+TEST(VllmMarlinActOrder, RunsTheGroupedKernelOnTheWholeKAndTheActOrderKernelOnAShard) {
+  EXPECT_EQ(plan_of(with_format(problem(16, 8192, 4096, 128), kActFull)), "m1n8k8g8@0+16");
+  EXPECT_EQ(plan_of(with_format(problem(16, 8192, 4096, 128), kActShard)), "m1n8k8gact@0+16");
+  // A forced configuration names the problem's group; on a shard it runs the act-order kernel.
+  EXPECT_EQ(plan_of(with_format(problem(8, 8192, 4096, 32, {1, 4, 8, 2}), kActShard)), "m0.5n4k8gact@0+8");
+}
+
+TEST(VllmMarlinActOrder, PermutesAIntoTheScratchAfterTheFp32Tiles) {
+  const Plan fp32 = must_plan(with_format(problem(16, 4096, 4096, 128, {}, 7), kActFull), true);
+  EXPECT_EQ(fp32.scratch_offset, 256u);
+  EXPECT_EQ(fp32.permuted_a_offset, 256u + 7u * 16 * 256 * 4);
+  EXPECT_EQ(fp32.permuted_a_bytes, 16u * 4096 * 2);
+  EXPECT_EQ(fp32.workspace_bytes, fp32.permuted_a_offset + fp32.permuted_a_bytes);
+  EXPECT_EQ(fp32.scratch_offset + fp32.scratch_bytes, fp32.workspace_bytes);
+  const Plan fp16 = must_plan(with_format(problem(3, 4096, 4096, 128, {}, 7), kActShard), false);
+  EXPECT_EQ(fp16.permuted_a_offset, 256u);
+  EXPECT_EQ(fp16.scratch_bytes, 3u * 4096 * 2);
+  EXPECT_EQ(must_plan(with_format(problem(3, 4096, 4096, 128, {}, 7), kBf16), false).permuted_a_bytes, 0u);
 }
 
 TEST(VllmMarlinChoice, OneRowTakesTheFirstSmallBatchTileOrNarrowTilesWhenTheGridIsLarge) {
