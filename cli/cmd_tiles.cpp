@@ -151,6 +151,7 @@ void write_repro(const std::string& dir, const Fixture& f, const Comparison& c, 
   RecordedCell tile;  // judged by `compare` under the numerics this cell was judged by
   tile.C = c.got.block(t.row0, t.col0, t.rows, t.cols);
   tile.declared = numerics;
+  tile.dtype = f.spec.format.dtype;
   h5::write_file_atomically(output, [&](h5::File& file) { write_cell_output(file, tile); });
   const std::string command = cat("tilecheck compare --fixture ", fixture, " --output ", output, " --tile ",
                                   config.tile_n(), "x", config.tile_k(), " --m-blocks ", config.m_blocks, " --sms 1");
@@ -221,9 +222,11 @@ int run_tiles(const TilesOptions& o) {
   RecordedCell got;  // what the kernel left: output, guard band, declaration, workspace finding
   got.cell = cell;
   if (!o.output.empty()) {
-    read_cell_output(h5::File::open(o.output), got, f.spec.shape.M, f.spec.shape.N);
+    read_cell_output(h5::File::open(o.output), got, f.spec.shape.M, f.spec.shape.N, f.spec.format.dtype);
   } else if (!o.recording.empty()) {
     got = recorded_cell(o.recording, cell);
+    require(got.dtype == f.spec.format.dtype, o.recording, ": the recorded output of case ", o.case_id, " is ",
+            name(got.dtype), "; the case's is ", name(f.spec.format.dtype));
   } else {
     // A fault, crash or hang ends only the worker, and is the cell's verdict (exit 1); a cell the
     // library does not implement is bad input (exit 2).
@@ -235,7 +238,7 @@ int run_tiles(const TilesOptions& o) {
       std::printf("%s %s: %s\n", name(u.status), name(cell.config).c_str(), u.message.c_str());
       return 1;
     }
-    got = {cell, std::move(r.C), std::move(r.guard), r.declared, r.workspace};
+    got = {cell, std::move(r.C), std::move(r.guard), r.declared, r.workspace, f.spec.format.dtype};
   }
   if (!o.save_output.empty()) {
     h5::write_file_atomically(o.save_output, [&](h5::File& file) {

@@ -18,6 +18,8 @@ void check_recorded_cell(const RecordedCell& r, const Catalogue& catalogue, cons
   } catch (const Error& error) {
     throw Error(cat(where, error.what()));
   }
+  require(r.dtype == e->spec.format.dtype, where, "its output C is ", name(r.dtype), "; the case's is ",
+          name(e->spec.format.dtype));
   require(r.C.rows() == shape.M && r.C.cols() == shape.N, where, "its output C is (", r.C.rows(), ", ", r.C.cols(),
           "); the case's is (", shape.M, ", ", shape.N, ")");
 }

@@ -48,7 +48,8 @@ std::optional<KernelNumerics> read_declared(const h5::Node& cell) {
 
 void write_cell_output(const h5::Node& g, const RecordedCell& c) {
   h5::write_int_attribute(g, "guard_cells", c.guard.cells);
-  h5::write_half_matrix(g, "C", c.C);
+  h5::write_half_matrix(g, "C", c.C, c.dtype == Dtype::bf16 ? h5::Element::bf16 : h5::Element::f16);
+  if (c.dtype == Dtype::bf16) h5::write_string_attribute(g, "dtype", std::string(name(c.dtype)));
   RowMatrix<std::int32_t> written(static_cast<Eigen::Index>(c.guard.written.size()), 3);
   for (std::size_t k = 0; k < c.guard.written.size(); ++k)
     written.row(k) << c.guard.written[k].row, c.guard.written[k].col, c.guard.written[k].bits;
@@ -59,6 +60,7 @@ void write_cell_output(const h5::Node& g, const RecordedCell& c) {
 
 void read_cell_output(const h5::Node& g, RecordedCell& c, int M, int N, Dtype dtype) {
   c.C = h5::read_half_matrix(g, "C", dtype == Dtype::bf16 ? h5::Element::bf16 : h5::Element::f16, M, N);
+  c.dtype = dtype;
   if (h5::has_attribute(g, "guard_cells")) {
     c.guard.cells = h5::read_int_attribute(g, "guard_cells");
     const RowMatrix<std::int32_t> written = h5::read_matrix<std::int32_t>(g, "guard_written", -1, 3);
@@ -119,7 +121,8 @@ Recording read_recording(const std::string& path) {
     c.cell.sms = static_cast<int>(h5::read_int_attribute(g, "sms"));
     require(h5::has_attribute(g, "guard_cells"), path, ": cell ", i, " has no attribute guard_cells");
     try {
-      read_cell_output(g, c);
+      const Dtype dtype = h5::has_attribute(g, "dtype") ? parse_dtype(h5::read_string_attribute(g, "dtype")) : Dtype::fp16;
+      read_cell_output(g, c, -1, -1, dtype);
     } catch (const Error& e) {
       throw Error(cat(path, ": cell ", i, ": ", e.what()));
     }

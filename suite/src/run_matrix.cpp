@@ -150,7 +150,8 @@ MatrixRun run_matrix(KernelWorkers& workers, const std::vector<Cell>& cells, con
           auto run = std::make_shared<const CellRun>(workers.run(slot, cell, *f));
           if (o.record && judgeable(run->run)) {
             std::lock_guard<std::mutex> lock(recorded_mutex);
-            result.recorded.push_back({cell, run->run.C, run->run.guard, run->run.declared, run->run.workspace});
+            result.recorded.push_back(
+                {cell, run->run.C, run->run.guard, run->run.declared, run->run.workspace, f->spec.format.dtype});
           }
           pool.submit(cell, [f, run, i, &cell, &o, &hdf5, &budget, &journal, &completed, to_run] {
             CellOutcome outcome;

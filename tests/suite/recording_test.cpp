@@ -1,7 +1,7 @@
 // Recordings (tilecheck/suite/recording.h, docs/recording-schema.md): a written recording reads
 // back equal, a file made the way version 1 wrote it (the cell's variant in the attribute "order")
 // is still read, the committed H200 recordings are read, and other versions are refused. A cell's
-// declared numerics round-trip as version 3, written only when some cell has them.
+// declared numerics round-trip as version 3, written only when some cell has them; a bf16 output as bf16.
 #include "tilecheck/suite/recording.h"
 
 #include <string>
@@ -55,6 +55,31 @@ TEST(Recording, ReadsBackWhatWasWritten) {
   EXPECT_EQ(g.col, 63);
   EXPECT_EQ(g.bits, 0x7E00);
   EXPECT_EQ(back.cells[0].guard.written[0].row, -1);
+}
+
+// A bf16 case's output is stored as bf16 (HDF5 type and attribute), read back as bf16 bit for bit,
+// and refused when read as fp16: a recording is never reinterpreted in the other 2-byte type.
+TEST(Recording, ABf16CellIsStoredAndReadAsBf16) {
+  TempDir dir;
+  Recording r = two_cells();
+  r.cells[1].dtype = Dtype::bf16;
+  write_recording(r, dir.file("rec.h5"));
+  const Recording back = read_recording(dir.file("rec.h5"));
+  ASSERT_EQ(back.cells.size(), 2u);
+  EXPECT_EQ(back.cells[0].dtype, Dtype::fp16);
+  EXPECT_EQ(back.cells[1].dtype, Dtype::bf16);
+  EXPECT_EQ(back.cells[1].C, r.cells[1].C);
+  const h5::File file = h5::File::open(dir.file("rec.h5"));
+  const h5::Node bf16_cell = h5::open_group(h5::open_group(file, "cells"), "1");
+  EXPECT_EQ(h5::read_string_attribute(bf16_cell, "dtype"), "bf16");
+  EXPECT_FALSE(h5::has_attribute(h5::open_group(h5::open_group(file, "cells"), "0"), "dtype"));
+  RecordedCell as_fp16;
+  try {
+    read_cell_output(bf16_cell, as_fp16, -1, -1, Dtype::fp16);
+    FAIL() << "a bf16 output was read as fp16";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("bf16"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Recording, IsWrittenAsVersionTwoWithTheAttributeVariant) {
