@@ -67,6 +67,14 @@ def _attr(value):
     return value
 
 
+def _values(ds) -> np.ndarray:
+    """A dataset's values; bf16 (a bf16 case's got and expected) as float32, which holds every
+    bf16 value, whatever 2-byte type this h5py would pick for it."""
+    t = ds.id.get_type()
+    bf16 = isinstance(t, h5py.h5t.TypeFloatID) and t.get_size() == 2 and t.get_ebias() == 127
+    return ds.astype(np.float32)[()] if bf16 else ds[()]
+
+
 def _attrs(obj) -> dict:
     return {k: _attr(v) for k, v in obj.attrs.items()}
 
@@ -146,7 +154,8 @@ class ErrorMap:
     """One comparison (docs/errormap-schema.md). `el` holds /elements, `tiles` holds /tiles."""
     path: str
     attrs: dict
-    el: dict                      # name -> (M, N) array; ulp widened to int64
+    el: dict                      # name -> (M, N) array; ulp widened to int64; got and
+                                  # expected float16 (float32 for a bf16 case)
     tiles: dict                   # name -> (grid_rows, grid_cols) array
     slices: np.ndarray            # (n, 7) int32, columns slice_columns
     slice_columns: tuple
@@ -213,7 +222,7 @@ def read_errmap(path: str) -> ErrorMap:
         if version not in ERRMAP_SCHEMAS:
             raise ValueError(f"{path}: errmap_schema_version {version!r}, this reader knows"
                              f" {ERRMAP_SCHEMAS} (is it a golden fixture? use read_fixture)")
-        el = {name: f["elements/" + name][()] for name in ELEMENT_DATASETS}
+        el = {name: _values(f["elements/" + name]) for name in ELEMENT_DATASETS}
         el["ulp"] = el["ulp"].astype(np.int64)  # abs(-2**31) overflows int32
         tiles = {name: f["tiles/" + name][()] for name in TILE_DATASETS}
         eattrs, tattrs = _attrs(f["elements"]), _attrs(f["tiles"])
