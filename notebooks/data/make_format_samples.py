@@ -16,7 +16,9 @@ stand-ins until a mutant kernel's recorded outputs replace them (notebooks/READM
                                   kernel's mutant 16, kernel/src/element_type.cuh)
   <uint4 case>_zero_point_off_by_one
                                   v = q - (z + 1) in group ZP_GROUP only (all columns); the kernel's
-                                  other groups read their zero points right
+                                  other groups read their zero points right. The kernel's own
+                                  zero-point mutant (branch kernel-zp) shifts every group: one group
+                                  here, so that the notebook can show which one
 
 The emulation (float64 sum of the dequantized products, rounded once to the dtype) only makes
 inputs for the notebook; it is not a reference (reference/ is). It follows the fault model of
