@@ -251,13 +251,16 @@ def plot_matrix(ax, values, title, cmap="RdBu_r", symmetric=True, log=False, xla
 
 
 def plot_code_histogram(ax, fx: Fixture):
-    """Counts of each 4-bit code 0..15 (code q stands for q - zero_point)."""
-    counts = np.bincount(fx.codes.reshape(-1), minlength=16)
-    ax.bar(np.arange(16), counts, color="#546e7a")
+    """Counts of each code 0..15 (0..255 for 8-bit codes); code q stands for q - zero_point, the
+    line, or q - z with z per group and column (uint4: no single line)."""
+    levels = 256 if int(fx.attrs.get("bits", 4)) == 8 else 16
+    counts = np.bincount(fx.codes.reshape(-1), minlength=levels)
+    ax.bar(np.arange(levels), counts, color="#546e7a")
     zp = int(fx.attrs.get("zero_point", 8))
-    ax.axvline(zp, color="red", lw=1, ls="--", label=f"zero point {zp}")
-    ax.set_xticks(range(16))
+    if zp >= 0:
+        ax.axvline(zp, color="red", lw=1, ls="--", label=f"zero point {zp}")
+        ax.legend()
+    ax.set_xticks(range(0, levels, 1 if levels == 16 else 32))
     ax.set_xlabel("code q")
     ax.set_ylabel("count")
-    ax.set_title(f"4-bit codes ({fx.codes.size} weights)")
-    ax.legend()
+    ax.set_title(f"{int(np.log2(levels))}-bit codes ({fx.codes.size} weights)")

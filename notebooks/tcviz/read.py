@@ -5,15 +5,16 @@
 
 Nothing here judges anything: verdicts, ULP distances, allowances, bounds, tile attribution and
 the schedule's slices all come from the files (the C++ libraries computed them). The only derived
-quantities are the two the schemas define for display: utilisation |ulp| / max(1, allowance) and
-the conditioning S / |y*|.
+quantities are the three the schemas define for display: utilisation |ulp| / max(1, allowance),
+the conditioning S / |y*|, and the value v a weight code stands for (q - z, code_values).
 
 A v2 error map may hold per-element values for some tiles only (its failing ones): `ErrorMap.stored`
 says which elements are real; elsewhere /elements reads as fill values, which comparable(),
 utilization() and tile_of() never use.
 
-Shapes: A (M, K) fp16, codes (K, N) uint8, scales (G, N) fp16, every /ref and /elements array
-(M, N), every /tiles array (grid_rows, grid_cols).
+Shapes: A (M, K) fp16, codes (K, N) uint8, scales (G, N) fp16, zero points (G, N) uint8 (uint4
+only), every /ref and /elements array (M, N), every /tiles array (grid_rows, grid_cols). A bf16
+case's A, scales and expected output are float32 (every bf16 value is one).
 """
 from __future__ import annotations
 
@@ -66,6 +67,14 @@ def _attr(value):
     return value
 
 
+def _values(ds) -> np.ndarray:
+    """A dataset's values; bf16 (a bf16 case's got and expected) as float32, which holds every
+    bf16 value, whatever 2-byte type this h5py would pick for it."""
+    t = ds.id.get_type()
+    bf16 = isinstance(t, h5py.h5t.TypeFloatID) and t.get_size() == 2 and t.get_ebias() == 127
+    return ds.astype(np.float32)[()] if bf16 else ds[()]
+
+
 def _attrs(obj) -> dict:
     return {k: _attr(v) for k, v in obj.attrs.items()}
 
@@ -93,6 +102,7 @@ class Fixture:
     A: np.ndarray          # (M, K) float16 (float32 for a bf16 case)
     codes: np.ndarray      # (K, N) uint8, 0..15 (0..255 for uint8b128)
     scales: np.ndarray     # (G, N) float16 (float32 for a bf16 case)
+    zero_points: np.ndarray | None  # (G, N) uint8 0..15 (/inputs/zero_points, uint4); else None
     y_exact: np.ndarray    # (M, N) float64, per-column scales not applied
     S: np.ndarray          # (M, N) float64, sum of |a * w|
     expected: np.ndarray   # (M, N) float16 (float32 for a bf16 case)
@@ -104,13 +114,23 @@ class Fixture:
     group_size = property(lambda self: int(self.attrs["group_size"]))
     contract = property(lambda self: self.attrs["contract"])
     distribution = property(lambda self: self.attrs["distribution"])
+    dtype = property(lambda self: self.attrs.get("dtype", "fp16"))          # v1: fp16
+    weight_type = property(lambda self: self.attrs.get("weight_type", "uint4b8"))
+
+    @property
+    def format(self) -> str:
+        """The format's name as in case ids: `<dtype>-<weight_type>[-act<order>][-kpart]`."""
+        a = self.attrs
+        act = a.get("act_order", "none")
+        return (f"{self.dtype}-{self.weight_type}" + ("" if act == "none" else f"-act{act}")
+                + ("" if int(a.get("is_k_full", 1)) else "-kpart"))
 
     def describe(self) -> str:
         g = "per-column" if self.group_size == -1 else str(self.group_size)
         a = self.attrs
-        return (f"{self.case_id}: M={self.M} N={self.N} K={self.K} group={g} contract={self.contract}"
-                f" distribution={self.distribution} seed={a['seed']} (generator {a['generator_version']},"
-                f" rng {a['rng']})")
+        return (f"{self.case_id}: M={self.M} N={self.N} K={self.K} group={g} format={self.format}"
+                f" contract={self.contract} distribution={self.distribution} seed={a['seed']}"
+                f" (generator {a['generator_version']}, rng {a['rng']})")
 
 
 def read_fixture(path: str) -> Fixture:
@@ -123,7 +143,9 @@ def read_fixture(path: str) -> Fixture:
         # bf16 (schema v2) has no numpy dtype: HDF5 converts it to float32 exactly.
         half = ((lambda d: d.astype(np.float32)[()]) if attrs.get("dtype") == "bf16" else (lambda d: d[()]))
         return Fixture(path=path, attrs=attrs, A=half(f["inputs/A"]), codes=f["inputs/codes"][()],
-                       scales=half(f["inputs/scales"]), y_exact=f["ref/y_exact"][()],
+                       scales=half(f["inputs/scales"]),
+                       zero_points=f["inputs/zero_points"][()] if "inputs/zero_points" in f else None,
+                       y_exact=f["ref/y_exact"][()],
                        S=f["ref/S"][()], expected=half(f["ref/expected"]))
 
 
@@ -132,7 +154,8 @@ class ErrorMap:
     """One comparison (docs/errormap-schema.md). `el` holds /elements, `tiles` holds /tiles."""
     path: str
     attrs: dict
-    el: dict                      # name -> (M, N) array; ulp widened to int64
+    el: dict                      # name -> (M, N) array; ulp widened to int64; got and
+                                  # expected float16 (float32 for a bf16 case)
     tiles: dict                   # name -> (grid_rows, grid_cols) array
     slices: np.ndarray            # (n, 7) int32, columns slice_columns
     slice_columns: tuple
@@ -199,7 +222,7 @@ def read_errmap(path: str) -> ErrorMap:
         if version not in ERRMAP_SCHEMAS:
             raise ValueError(f"{path}: errmap_schema_version {version!r}, this reader knows"
                              f" {ERRMAP_SCHEMAS} (is it a golden fixture? use read_fixture)")
-        el = {name: f["elements/" + name][()] for name in ELEMENT_DATASETS}
+        el = {name: _values(f["elements/" + name]) for name in ELEMENT_DATASETS}
         el["ulp"] = el["ulp"].astype(np.int64)  # abs(-2**31) overflows int32
         tiles = {name: f["tiles/" + name][()] for name in TILE_DATASETS}
         eattrs, tattrs = _attrs(f["elements"]), _attrs(f["tiles"])
@@ -252,6 +275,19 @@ def conditioning(S: np.ndarray, y_exact: np.ndarray) -> np.ndarray:
         k = S / np.abs(y_exact)
     k = np.where((S == 0) & (y_exact == 0), 1.0, k)
     return np.where(np.isfinite(y_exact), k, np.nan)
+
+
+def code_values(fx: Fixture) -> np.ndarray:
+    """(K, N) int32 v, the value each code stands for (docs/fixtures-schema.md, `weight_type`):
+    q - z with z the row's group's zero point (uint4), q - 8 (uint4b8), q - 128 (uint8b128).
+    Grouped without act-order: row k's group is k / group_size (act-order cases: use g_idx)."""
+    q = fx.codes.astype(np.int32)
+    if fx.zero_points is None:
+        return q - int(fx.attrs.get("zero_point", 8))
+    if fx.attrs.get("act_order", "none") != "none":
+        raise ValueError(f"{fx.case_id}: act-order: the group of row k is g_idx[k], not k / group_size")
+    rows = fx.group_size if fx.group_size > 0 else fx.K
+    return q - np.repeat(fx.zero_points.astype(np.int32), rows, axis=0)
 
 
 def tile_of(em: ErrorMap, row: int, col: int) -> tuple[int, int]:
