@@ -1,15 +1,18 @@
 // NumPy arrays <-> the libraries' row-major matrices. Outputs are views that keep their owner
 // alive (a fixture, a judgement): no copy. Inputs are copied (the comparator owns what it judges).
 // fp16 travels as numpy float16 out and as its raw bits (uint16) in: the Python layer views a
-// float16 array as uint16 before the call (tilecheck/_api.py).
+// float16 array as uint16 before the call (tilecheck/_api.py). bf16, which NumPy has no type for,
+// goes out as float32 (exact: a bf16 is the top half of a float32) and comes in as its bits too.
 #pragma once
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
 #include "tilecheck/reference/matrix.h"
+#include "tilecheck/reference/weight_format.h"
 
 namespace tc::py {
 
@@ -26,6 +29,10 @@ nb::capsule keep_alive(std::shared_ptr<const void> owner);
 template <typename T>
 Array view(const RowMatrix<T>& m, const nb::capsule& owner);
 Array view_half(const HalfMatrix& m, const nb::capsule& owner);
+// Bits of dtype `d` as NumPy reads them: fp16 as view_half; bf16 as a read-only float32 copy.
+Array view_dtype(const HalfMatrix& m, Dtype d, const nb::capsule& owner);
+// A read-only (n,) view of `v` (act-order's g_idx and perm).
+Array view_vector(const std::vector<int>& v, const nb::capsule& owner);
 
 // A copy of a C-contiguous 2-D array.
 template <typename T>

@@ -31,19 +31,6 @@ Cellwise cell_for(const Case& c, const JudgeOptions& o) {
   return w;
 }
 
-// The package hands out fp16 arrays and 4-bit codes: schema v2's other formats (bf16, zero points,
-// 8-bit codes, act-order), which the comparator judges, are not exposed to Python yet, and a bf16
-// case read as float16 would be wrong numbers.
-void require_v1(const CaseSpec& spec) {
-  require(is_v1_format(spec.format), "case ", spec.id, " has format ", name(spec.format),
-          ": the Python package reads fp16-uint4b8 cases without act-order only so far");
-}
-
-std::shared_ptr<const Fixture> require_v1(std::shared_ptr<const Fixture> f) {
-  require_v1(f->spec);
-  return f;
-}
-
 Expectation expect(const Case& c, const Cellwise& w) {
   const Fixture& f = *c.fixture;
   return make_expectation(f, w.cell.contract, w.numerics, make_schedule(f.spec.shape, w.cell.config, w.cell.sms),
@@ -57,11 +44,10 @@ std::vector<CatalogueEntry> catalogue(const GoldenPaths& paths) { return load_ca
 Case load(const GoldenPaths& paths, const std::string& id_or_file) {
   std::error_code ec;
   if (std::filesystem::exists(id_or_file, ec))
-    return {require_v1(std::make_shared<const Fixture>(load_fixture_file(paths, id_or_file))), id_or_file};
+    return {std::make_shared<const Fixture>(load_fixture_file(paths, id_or_file)), id_or_file};
   const Catalogue catalogue = load_catalogue(paths.catalogue());
   const CatalogueEntry* entry = catalogue.find(id_or_file);
   require(entry != nullptr, "case '", id_or_file, "': no such file, and not a case id of ", paths.catalogue());
-  require_v1(entry->spec);  // before a generated case is made
   return {std::make_shared<const Fixture>(load_case(paths, id_or_file)), id_or_file};
 }
 

@@ -20,7 +20,8 @@ struct Case {
 };
 
 std::vector<CatalogueEntry> catalogue(const GoldenPaths& paths);
-// A catalogue case by id (made on demand into paths.generated_dir when generated), or a fixture file.
+// A catalogue case by id (made on demand into paths.generated_dir when generated), or a fixture file;
+// any format of schema v2 (its dtype, code type and act-order are the fixture's spec.format).
 Case load(const GoldenPaths& paths, const std::string& id_or_file);
 
 // A case from Marlin-format inputs: A (M, K) fp16, B (K/16, 2N) int32 Marlin-packed, scales (G, N)
@@ -48,7 +49,8 @@ struct Result {
 
 // The expectation the output is judged against (the chain's first step), for bounds alone.
 std::shared_ptr<const Expectation> expectation(const Case& c, const JudgeOptions& o);
-// Judges C (M, N) fp16 bits. Throws tc::Error for what cannot be judged (a wrong shape, a bad option).
+// Judges C (M, N), bits of the case's dtype (fp16 or bf16; the Python layer checks the dtype).
+// Throws tc::Error for what cannot be judged (a wrong shape, a bad option).
 Result judge(const Case& c, const HalfMatrix& C, const JudgeOptions& o);
 
 }  // namespace tc::py

@@ -1,7 +1,8 @@
 // _tilecheck: the nanobind module under the Python package `tilecheck` (docs/python.md). It binds
 // the libraries' own functions (judging.h); the package's Python layer (tilecheck/_api.py) finds the
 // data, converts arrays and tensors, and gives the API its keyword arguments.
-//   A: (M, K) fp16   B_marlin: (K/16, 2N) int32   scales: (G, N) fp16   C: (M, N) fp16
+//   A: (M, K) dtype   B_marlin: (K/16, 2N) int32   scales: (G, N) dtype   C: (M, N) dtype
+// dtype is the case's, fp16 or bf16 (NumPy float16, or float32 holding bf16 values: arrays.h).
 #include <string>
 
 #include <nanobind/nanobind.h>
@@ -14,7 +15,7 @@
 #include "kernels.h"
 #include "tilecheck/compare/errormap.h"
 #include "tilecheck/core/error.h"
-#include "tilecheck/reference/fp16.h"
+#include "tilecheck/reference/dtype.h"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -44,7 +45,7 @@ nb::dict entry_dict(const CatalogueEntry& e) {
   d["seed"] = e.spec.seed;
   d["storage"] = std::string(name(e.storage));
   d["tiles"] = runnable_tiles(e.spec.shape);
-  d["format"] = name(e.spec.format);  // "fp16-uint4b8": the only one the package loads so far
+  d["format"] = name(e.spec.format);  // "fp16-uint4b8", "bf16-uint4-actrandom", ...
   return d;
 }
 
@@ -60,8 +61,8 @@ nb::dict element_dict(const Judgement& j, int i, int j_col) {
   d["row"] = i;
   d["col"] = j_col;
   d["verdict"] = std::string(name(Verdict(c.verdict(i, j_col))));
-  d["got"] = half_to_double(c.got(i, j_col));
-  d["expected"] = half_to_double(e.ref.expected(i, j_col));
+  d["got"] = to_double(e.dtype, c.got(i, j_col));
+  d["expected"] = to_double(e.dtype, e.ref.expected(i, j_col));
   // None where there is no number; nb::object on both sides, since nanobind's none and int_ have no
   // common type in newer releases (the GPU machine's nanobind refused the mixed conditional).
   const auto int_or_none = [](bool none, int value) { return none ? nb::object(nb::none()) : nb::object(nb::int_(value)); };
@@ -88,25 +89,26 @@ nb::dict element_dict(const Judgement& j, int i, int j_col) {
   return d;
 }
 
-constexpr half_bits kQuietNaN = 0x7E00, kMinusInf = 0xFC00, kPlusInf = 0x7C00;
-
-// lo and hi: the admissible interval of every element as fp16 (NaN: only NaN passes; -inf, +inf:
-// anything does, an fp16 partial sum may overflow).
+// lo and hi: the admissible interval of every element in the case's dtype (NaN: only NaN passes;
+// -inf, +inf: anything does, an fp16 partial sum may overflow).
 nb::dict bounds_dict(std::shared_ptr<const Expectation> e) {
   const OutputBounds& b = e->bounds;
+  const Dtype dtype = e->dtype;
+  const std::uint16_t nan_bits = canonical_nan(dtype), minus_inf = from_key(dtype, -inf_key(dtype)),
+                      plus_inf = from_key(dtype, inf_key(dtype));
   auto lo_hi = std::make_shared<std::pair<HalfMatrix, HalfMatrix>>(HalfMatrix(b.key_lo.rows(), b.key_lo.cols()),
                                                                    HalfMatrix(b.key_lo.rows(), b.key_lo.cols()));
   for (Eigen::Index i = 0; i < b.key_lo.size(); ++i) {
     const std::uint8_t flags = b.flags.data()[i];
     const bool nan = flags & 1, unbounded = flags & 2;
-    const half_bits lo = half_from_key(b.key_lo.data()[i]), hi = half_from_key(b.key_hi.data()[i]);
-    lo_hi->first.data()[i] = nan ? kQuietNaN : unbounded ? kMinusInf : lo;
-    lo_hi->second.data()[i] = nan ? kQuietNaN : unbounded ? kPlusInf : hi;
+    const std::uint16_t lo = from_key(dtype, b.key_lo.data()[i]), hi = from_key(dtype, b.key_hi.data()[i]);
+    lo_hi->first.data()[i] = nan ? nan_bits : unbounded ? minus_inf : lo;
+    lo_hi->second.data()[i] = nan ? nan_bits : unbounded ? plus_inf : hi;
   }
   const nb::capsule owner = keep_alive(e), pair_owner = keep_alive(lo_hi);
   nb::dict d;
-  d["lo"] = view_half(lo_hi->first, pair_owner);
-  d["hi"] = view_half(lo_hi->second, pair_owner);
+  d["lo"] = view_dtype(lo_hi->first, dtype, pair_owner);
+  d["hi"] = view_dtype(lo_hi->second, dtype, pair_owner);
   d["E"] = view(b.E, owner);
   d["flags"] = view(b.flags, owner);
   d["numerics"] = name(e->numerics);
@@ -133,16 +135,36 @@ void bind_case(nb::module_& m) {
       .def_prop_ro("contract", [](const Case& c) { return std::string(name(c.fixture->spec.contract)); })
       .def_prop_ro("distribution", [](const Case& c) { return std::string(name(c.fixture->spec.distribution)); })
       .def_prop_ro("seed", [](const Case& c) { return c.fixture->spec.seed; })
-      .def_prop_ro("tiles", [](const Case& c) { return runnable_tiles(c.fixture->spec.shape); });
+      .def_prop_ro("tiles", [](const Case& c) { return runnable_tiles(c.fixture->spec.shape); })
+      .def_prop_ro("format", [](const Case& c) { return name(c.fixture->spec.format); })
+      .def_prop_ro("dtype", [](const Case& c) { return std::string(name(c.fixture->spec.format.dtype)); })
+      .def_prop_ro("weight_type", [](const Case& c) { return std::string(name(c.fixture->spec.format.weights)); })
+      .def_prop_ro("act_order", [](const Case& c) { return std::string(name(c.fixture->spec.format.act_order)); })
+      .def_prop_ro("is_k_full", [](const Case& c) { return c.fixture->spec.format.k_full; });
   using Owner = const nb::capsule&;
-  array_property(cls, "A", [](const Fixture& f, Owner o) { return view_half(f.A, o); });
+  using Optional = nb::object;  // None where the case's format has no such array
+  array_property(cls, "A", [](const Fixture& f, Owner o) { return view_dtype(f.A, f.spec.format.dtype, o); });
   array_property(cls, "codes", [](const Fixture& f, Owner o) { return view(f.weights.codes, o); });
-  array_property(cls, "scales", [](const Fixture& f, Owner o) { return view_half(f.weights.scales, o); });
-  array_property(cls, "B_marlin", [](const Fixture& f, Owner o) { return view(f.B_marlin, o); });
-  array_property(cls, "scales_marlin", [](const Fixture& f, Owner o) { return view_half(f.scales_marlin, o); });
+  array_property(cls, "scales",
+                 [](const Fixture& f, Owner o) { return view_dtype(f.weights.scales, f.spec.format.dtype, o); });
+  array_property(cls, "zero_points", [](const Fixture& f, Owner o) {
+    return f.zero_points.size() == 0 ? Optional(nb::none()) : nb::cast(view(f.zero_points, o));
+  });
+  array_property(cls, "g_idx", [](const Fixture& f, Owner o) {
+    return f.g_idx.empty() ? Optional(nb::none()) : nb::cast(view_vector(f.g_idx, o));
+  });
+  array_property(cls, "perm", [](const Fixture& f, Owner o) {
+    return f.perm.empty() ? Optional(nb::none()) : nb::cast(view_vector(f.perm, o));
+  });
+  array_property(cls, "B_marlin", [](const Fixture& f, Owner o) {  // none yet for 8-bit codes (fixtures-schema.md)
+    return f.B_marlin.size() == 0 ? Optional(nb::none()) : nb::cast(view(f.B_marlin, o));
+  });
+  array_property(cls, "scales_marlin",
+                 [](const Fixture& f, Owner o) { return view_dtype(f.scales_marlin, f.spec.format.dtype, o); });
   array_property(cls, "y_exact", [](const Fixture& f, Owner o) { return view(f.ref.y_exact, o); });
   array_property(cls, "S", [](const Fixture& f, Owner o) { return view(f.ref.S, o); });
-  array_property(cls, "expected", [](const Fixture& f, Owner o) { return view_half(f.ref.expected, o); });
+  array_property(cls, "expected",
+                 [](const Fixture& f, Owner o) { return view_dtype(f.ref.expected, f.spec.format.dtype, o); });
 }
 
 void bind_result(nb::module_& m) {
@@ -188,12 +210,13 @@ void bind_result(nb::module_& m) {
       .def("maps", [](const Result& r) {
         const nb::capsule o = keep_alive(r.judgement);
         const Comparison& c = r.judgement->comparison;
+        const Dtype dtype = r.judgement->expectation.dtype;
         return dict_of({{"verdict", nb::cast(view(c.verdict, o))},
                         {"mark", nb::cast(view(c.mark, o))},
                         {"ulp", nb::cast(view(c.ulp, o))},
                         {"allowance", nb::cast(view(c.allowance, o))},
-                        {"got", nb::cast(view_half(c.got, o))},
-                        {"expected", nb::cast(view_half(r.judgement->expectation.ref.expected, o))}});
+                        {"got", nb::cast(view_dtype(c.got, dtype, o))},
+                        {"expected", nb::cast(view_dtype(r.judgement->expectation.ref.expected, dtype, o))}});
       })
       .def("bounds", [](const Result& r) {
         return bounds_dict(std::shared_ptr<const Expectation>(r.judgement, &r.judgement->expectation));
@@ -210,6 +233,7 @@ NB_MODULE(_tilecheck, m) {
   bind_case(m);
   bind_result(m);
   bind_kernel(m);
+  m.def("parse_format", [](const std::string& text) { return name(tc::parse_format(text)); });
   m.def("catalogue", [](const std::string& fixtures, const std::string& generated) {
     nb::list entries;
     for (const tc::CatalogueEntry& e : catalogue(paths(fixtures, generated))) entries.append(entry_dict(e));

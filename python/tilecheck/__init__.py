@@ -1,9 +1,9 @@
 """tilecheck from Python: judge a GEMM output (NumPy array or torch tensor) against tilecheck's exact
 reference and proven bounds, with the same verdict and report as the CLI. See docs/python.md."""
-from ._api import (CaseData, Error, Mismatch, Result, assert_close, cases, catalogue, judge, load, reference,
-                   set_error_map_dir)
+from ._api import (V1_FORMAT, CaseData, Error, Mismatch, Result, assert_close, cases, catalogue, judge, load,
+                   reference, set_error_map_dir)
 from ._data import set_fixtures
 from ._kernel import Kernel
 
 __all__ = ["CaseData", "Error", "Mismatch", "Result", "assert_close", "cases", "catalogue", "judge", "Kernel", "load",
-           "reference", "set_error_map_dir", "set_fixtures"]
+           "reference", "set_error_map_dir", "set_fixtures", "V1_FORMAT"]

@@ -1,10 +1,13 @@
 # Type stubs of the package tilecheck (docs/python.md). Arrays are NumPy arrays, or torch tensors
-# where framework='torch' (or 'auto' with torch importable).
-from typing import Any, Dict, List, Optional, Tuple, Union
+# where framework='torch' (or 'auto' with torch importable). A case's dtype arrays (A, scales,
+# scales_marlin, expected; C) are fp16, or bf16: torch.bfloat16, under NumPy float32 holding bf16 values.
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Union
 
 import numpy as np
 
 ArrayLike = Any  # numpy.ndarray, torch.Tensor (any device), or an object with __dlpack__
+Formats = Union[str, Iterable[str], None]  # a format's name ("bf16-uint4"), several, or None: every format
+V1_FORMAT: str  # "fp16-uint4b8"
 
 class Error(ValueError):
     """A case or an output that cannot be judged (bad shape, unknown case, bad option)."""
@@ -21,10 +24,18 @@ class Case:
     distribution: str
     seed: int
     tiles: List[str]
+    format: str
+    dtype: str
+    weight_type: str
+    act_order: str
+    is_k_full: bool
     A: np.ndarray
     codes: np.ndarray
     scales: np.ndarray
-    B_marlin: np.ndarray
+    zero_points: Optional[np.ndarray]
+    g_idx: Optional[np.ndarray]
+    perm: Optional[np.ndarray]
+    B_marlin: Optional[np.ndarray]
     scales_marlin: np.ndarray
     y_exact: np.ndarray
     S: np.ndarray
@@ -56,7 +67,7 @@ class Result:
     def worst(self) -> Optional[Dict[str, Any]]: ...  # row, col, verdict, values, tile, block, slices, ...
     def element(self, row: int, col: int) -> Dict[str, Any]: ...
     def maps(self) -> Dict[str, np.ndarray]: ...  # verdict, mark, ulp, allowance, got, expected (M, N)
-    def bounds(self) -> Dict[str, Any]: ...  # lo, hi (fp16), E, flags, numerics, config
+    def bounds(self) -> Dict[str, Any]: ...  # lo, hi (the case's dtype), E, flags, numerics, config
 
 class Mismatch(AssertionError):
     result: Result
@@ -73,10 +84,18 @@ class CaseData:
     distribution: str
     seed: int
     tiles: List[str]
+    format: str        # e.g. "bf16-uint4-actrandom-kpart"
+    dtype: str         # "fp16" or "bf16"
+    weight_type: str   # "uint4b8", "uint4" or "uint8b128"
+    act_order: str     # "none", "random" or "worst"
+    is_k_full: bool
     A: Any
     codes: Any
     scales: Any
-    B_marlin: Any
+    zero_points: Any   # (G, N) uint8 for uint4, else None
+    g_idx: Any         # (K,) int32 with act-order, else None
+    perm: Any          # (K,) int32 with act-order, else None
+    B_marlin: Any      # None for 8-bit codes
     scales_marlin: Any
     y_exact: Any
     S: Any
@@ -88,7 +107,8 @@ class CaseData:
 CaseLike = Union[str, CaseData, Case]
 
 def catalogue(*, fixtures: Optional[str] = ...) -> List[Dict[str, Any]]: ...
-def cases(filter: Optional[str] = ..., *, generated: bool = ..., fixtures: Optional[str] = ...) -> List[str]: ...
+def cases(filter: Optional[str] = ..., *, format: Formats = ..., generated: bool = ...,
+          fixtures: Optional[str] = ...) -> List[str]: ...
 def load(case: str, *, framework: str = ..., device: Optional[str] = ..., fixtures: Optional[str] = ...) -> CaseData: ...
 def reference(A: ArrayLike, B_packed: ArrayLike, scales: ArrayLike, *, group: int, contract: str = ...,
               permuted_scales: bool = ..., framework: str = ..., device: Optional[str] = ...) -> CaseData: ...

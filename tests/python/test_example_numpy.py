@@ -7,9 +7,8 @@ import tilecheck
 from dequant import dequant_matmul_numpy, dequant_matmul_wrong
 
 
-# dequant.py implements fp16 activations and 4-bit codes with zero point 8 in order: the catalogue's
-# other formats carry a "-<format>" suffix in their ids.
-@pytest.mark.tilecheck(filter=r"^[A-Za-z0-9_]+$")
+# dequant_matmul_numpy implements fp16-uint4b8 without act-order, the format tilecheck_case takes
+# unless told otherwise (test_formats.py: every format).
 def test_dequant_matmul_passes(tilecheck_case):
     c = tilecheck_case
     if not c.tiles:

@@ -58,3 +58,32 @@ def test_per_column(tilecheck_case):
     per_column = [i for i in tilecheck.cases(filter="^normal_m1[0-9]_[A-Za-z0-9_]*$") if "gcol" in i]
     assert per_column
     result.assert_outcomes(passed=len(per_column))
+
+
+def test_the_format_option_and_mark_choose_the_formats(pytester):
+    pytester.makepyfile(test_formats_sandbox="""
+import pytest
+
+def test_default(tilecheck_case):
+    assert tilecheck_case.format == "fp16-uint4b8"
+
+@pytest.mark.tilecheck(format=["bf16-uint4b8", "fp16-uint4"])
+def test_marked(tilecheck_case):
+    assert tilecheck_case.format in ("bf16-uint4b8", "fp16-uint4")
+""")
+
+    def collected(*options):
+        result = pytester.runpytest_inprocess("-p", "tilecheck.pytest_plugin", "-p", "no:cacheprovider",
+                                              "--collect-only", "-q", *options)
+        lines = result.stdout.lines
+        return ([line.split("[")[1][:-1] for line in lines if "::test_default[" in line],
+                [line.split("[")[1][:-1] for line in lines if "::test_marked[" in line])
+
+    marked = tilecheck.cases(format=["bf16-uint4b8", "fp16-uint4"])
+    assert collected() == (tilecheck.cases(), marked)
+    bf16 = tilecheck.cases(format="bf16-uint4b8")
+    assert collected("--tilecheck-format", "bf16-uint4b8") == (bf16, bf16)  # with the mark: both say so
+    assert collected("--tilecheck-format", "all") == (tilecheck.cases(format=None), marked)
+    result = pytester.runpytest_inprocess("-p", "tilecheck.pytest_plugin", "-p", "no:cacheprovider",
+                                          "--tilecheck-filter", "_m16_n128_k256_", "-k", "test_marked")
+    result.assert_outcomes(passed=len([i for i in marked if "_m16_n128_k256_" in i]))
