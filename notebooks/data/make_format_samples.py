@@ -27,7 +27,6 @@ tests/compare/format_model.cpp.
 import argparse
 import os
 import pathlib
-import subprocess
 import sys
 import tempfile
 
@@ -37,6 +36,9 @@ import numpy as np
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 import tcviz  # noqa: E402
+
+sys.path.insert(0, str(HERE))
+import make_sample_data  # noqa: E402  (its compare: one way to run tilecheck compare)
 
 GOLDEN = "fixtures/golden"
 BF16_CASE = "extremes_m8_n128_k128_g32_marlin_bf16-uint4b8"
@@ -110,14 +112,8 @@ def write_output(path, C, dtype):
         ds.write(h5py.h5s.ALL, h5py.h5s.ALL, np.ascontiguousarray(C, dtype=np.float32))
 
 
-def compare(tilecheck, case, output, report, want_rc):
-    cmd = [tilecheck, "compare", "--fixture", f"{GOLDEN}/{case}.h5", "--output", str(output)]
-    cmd += ["--report", str(report)] if report else []  # the passing control keeps no map
-    print("$ " + " ".join(cmd))
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    print("  " + (r.stdout.splitlines() or ["(no output)"])[0])
-    if r.returncode not in want_rc:
-        sys.exit(f"make_format_samples: exit {r.returncode}, expected {want_rc}\n{r.stdout}{r.stderr}")
+def compare(tilecheck, case, output, report, want_rc):  # the passing control keeps no map (report None)
+    make_sample_data.compare(tilecheck, case, output, report, (), want_rc, who="make_format_samples")
 
 
 def main():

@@ -79,14 +79,16 @@ def write_output(path, C):
         f.create_dataset("C", data=C)
 
 
-def compare(tilecheck, case, output, report, args, want_rc):
-    cmd = [tilecheck, "compare", "--fixture", f"{GOLDEN}/{case}.h5", "--output", str(output),
-           *args, "--report", str(report), "--report-elements", "all"]  # numerics reads every element
+def compare(tilecheck, case, output, report, args, want_rc, who="make_sample_data"):
+    """Judges `output` against the golden case with `tilecheck compare` (the report written to `report`
+    unless it is None), printing the command and the verdict line; exits unless the status is in want_rc."""
+    cmd = [tilecheck, "compare", "--fixture", f"{GOLDEN}/{case}.h5", "--output", str(output), *args]
+    cmd += ["--report", str(report)] if report else []
     print("$ " + " ".join(cmd))
     r = subprocess.run(cmd, capture_output=True, text=True)
     print("  " + (r.stdout.splitlines() or ["(no output)"])[0])
     if r.returncode not in want_rc:
-        sys.exit(f"make_sample_data: exit {r.returncode}, expected {want_rc}\n{r.stdout}{r.stderr}")
+        sys.exit(f"{who}: exit {r.returncode}, expected {want_rc}\n{r.stdout}{r.stderr}")
 
 
 def main():
@@ -108,7 +110,8 @@ def main():
             write_output(tmp / "C.h5", C)
             for sms in sms_values:
                 report = out / "numerics" / f"{case}_{tile}_sms{sms}_{kind}acc.errmap.h5"
-                compare(a.tilecheck, case, tmp / "C.h5", report, ("--tile", tile, "--sms", str(sms)),
+                compare(a.tilecheck, case, tmp / "C.h5", report,  # numerics reads every element
+                        ("--tile", tile, "--sms", str(sms), "--report-elements", "all"),
                         {0} if kind == "fp32" else {0, 1})  # fp16: fails T1 where it must
     total = sum(f.stat().st_size for f in out.rglob("*.h5"))
     print(f"{len(list(out.rglob('*.h5')))} error maps, {total / 1e6:.2f} MB in {out}")
