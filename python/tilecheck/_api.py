@@ -12,7 +12,6 @@ from typing import Any, Dict, Iterable, List, Optional, Union
 
 from . import _tilecheck as _tc
 from ._arrays import convert, to_bits, to_int32
-from ._arrays import torch_module as _torch  # noqa: F401 (_kernel.py's)
 from ._data import data_paths
 
 Error = _tc.Error

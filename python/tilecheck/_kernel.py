@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Any, List, Optional
 
 from . import _tilecheck as _tc
-from ._api import Error, _torch
+from ._api import Error
+from ._arrays import torch_module as _torch
 
 
 def _require(condition: bool, message: str) -> None:
