@@ -115,7 +115,7 @@ Resolved resolve(const tc_problem* p) {
   const tc_tile_config& c = p->config;
   const bool automatic = c.m_blocks == 0 && c.n_blocks == 0 && c.k_blocks == 0 && c.group_blocks == 0;
   try {
-    r.config = automatic ? choose_config(r.shape) : TileConfig{c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks};
+    r.config = automatic ? our_config_choice(r.shape) : TileConfig{c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks};
     if (!automatic) validate_config(r.config, r.shape);
   } catch (const Error& e) {
     fail(automatic ? TC_ERR_UNSUPPORTED : TC_ERR_INVALID_ARGUMENT, e.what());

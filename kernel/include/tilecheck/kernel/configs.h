@@ -21,4 +21,22 @@ constexpr std::array<TileConfig, 32> kLibraryConfigs = {{
     {4, 16, 4, -1}, {4, 16, 4, 2}, {4, 16, 4, 4}, {4, 16, 4, 8},
 }};
 
+// Our library's automatic choice (a problem whose config is all zero). Measured on the H200, 132 SMs
+// (docs/results/dispatch-2026-12-02.md): the 128x128 tile is faster at N = 4096 and 8192 for every
+// M up to 64 (up to 2x at 4096, M = 32 and 64: twice as many tile columns halve the blocks that
+// share one and so the serial reduction), the 256x64 tile at N = 28672 (more columns than blocks
+// already). The threshold between 8192 and 28672 is not measured. Unlike Marlin's rule
+// (tc::choose_config, the reference's model of upstream), M does not enter it but for m_blocks.
+inline TileConfig our_config_choice(const Shape& shape) {
+  TileConfig c = choose_config(shape);  // validates the shape; m_blocks and group_blocks as Marlin's
+  const bool wide_first = shape.N >= 16384;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    const bool wide = wide_first != (attempt == 1);
+    c.n_blocks = wide ? 16 : 8;
+    c.k_blocks = wide ? 4 : 8;
+    if (shape.N % c.tile_n() == 0 && shape.K % c.tile_k() == 0) return c;
+  }
+  return choose_config(shape);  // unreachable: choose_config found a tile that divides
+}
+
 }  // namespace tc
