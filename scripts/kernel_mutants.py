@@ -26,4 +26,5 @@ MUTANTS: Dict[int, tuple] = {
     # The served formats' paths (plugin ABI 2), caught on their cells only; no hint expected yet.
     16: ("bf16-scale-through-fp16", "bf16 scales converted through fp16", set(), set()),
     17: ("act-order-scatter", "act-order: A's columns scattered by perm instead of gathered", set(), set()),
+    18: ("zero-point-off-by-one", "uint4: every zero point read as z + 1", set(), set()),
 }

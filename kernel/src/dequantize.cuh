@@ -55,11 +55,13 @@ __device__ inline void dequantize_word_bf16(std::uint32_t word, std::uint32_t (&
 // point in bits 0-3 and block 1's in bits 16-19 (zero_points.cuh). Code and zero point nibbles alike
 // are OR-ed into the mantissa of `magic` (1024.0 for fp16, 128.0 for bf16, both halves), so
 // (magic + q) - (magic + z) = q - z, exact in either type (|q - z| <= 15). Codes in dequantize_word's
-// order, each nibble shifted to bits 0-3 as for bf16.
+// order, each nibble shifted to bits 0-3 as for bf16. Mutant 18 reads z + 1 (16 still fits).
 template <typename Pair>
 __device__ inline void dequantize_word_zp(std::uint32_t word, std::uint32_t zeros, std::uint32_t magic,
                                           std::uint32_t (&block0)[2], std::uint32_t (&block1)[2]) {
-  const std::uint32_t z = and_or(zeros, 0x000F000Fu, magic);
+  std::uint32_t z = zeros & 0x000F000Fu;
+  if constexpr (mutant(kMutZeroPointOffByOne)) z += 0x00010001u;
+  z |= magic;
   const auto as_pair = [](std::uint32_t u) { return *reinterpret_cast<Pair*>(&u); };
   const auto as_bits = [](Pair p) { return *reinterpret_cast<std::uint32_t*>(&p); };
   const auto decode = [&](std::uint32_t v, std::uint32_t magic_z, std::uint32_t (&b)[2]) {
