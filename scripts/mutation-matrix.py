@@ -12,8 +12,8 @@ Detectors, per kernel library (the table's columns: docs/results/mutation.md):
   racecheck    tests/sanitizer/run_sanitizer.py --tool racecheck over the reduced matrix
   memcheck     the same with --tool memcheck
 A mutant is caught when any detector raises an alarm; the clean kernel must raise none. The table also
-says whether the hints named each mutant's cause and tiles (MUTANTS). Exit status 0 only if every
-mutant is caught and the clean kernel is clean.
+says whether the hints named each mutant's cause and tiles (MUTANTS, scripts/kernel_mutants.py). Exit
+status 0 only if every mutant is caught and the clean kernel is clean.
 
 --upstream judges upstream IST-DASLab Marlin's mutants (plugins/ist-marlin/mutants.txt) the same way,
 with upstream with its real races fixed (the description's base) as the control (docs/mutation-upstream.md).
@@ -37,30 +37,10 @@ _spec = importlib.util.spec_from_file_location("ist_marlin_mutants",
 kit = importlib.util.module_from_spec(_spec)  # the upstream mutants' description parser (one parser, two users)
 _spec.loader.exec_module(kit)
 
-# number -> (slug, description, hint kinds that name the cause, hint kinds that name the right tiles).
-# An empty set means no hint is expected: a race the sanitizer (not the comparator) must find, or a
-# bug the harness reports as an error before any output is judged.
-MUTANTS: Dict[int, tuple] = {
-    1: ("scales-in-reduce-scratch", "per-column scale slot inside the block-reduction scratch", {"scale_fetch"}, {"whole_tiles", "scale_fetch"}),
-    2: ("no-scale-wait", "no cp.async wait before the per-column scales are read", {"scale_fetch"}, {"whole_tiles", "scale_fetch"}),
-    3: ("no-stage-barrier", "no barrier after the pipeline stage wait", {"race"}, set()),
-    4: ("wait-one-too-few", "wait_group leaves one group too many in flight", {"race"}, set()),
-    5: ("shared-group-scale-slot", "group scales read from the group's first stage (vLLM race)", {"race", "scale_ratio"}, set()),
-    6: ("no-writeout-barrier", "no barrier at the end of the write-out", {"race"}, set()),
-    7: ("no-lock", "cross-block reduction without taking the lock", {"multi_slice", "race"}, {"multi_slice"}),
-    8: ("no-lock-reset", "last block does not reset its lock", set(), set()),
-    9: ("no-row-predicate", "rows past M written on the last partial M tile", {"row_predication"}, {"row_predication"}),
-    10: ("group-off-by-one", "scale group index off by one", {"scale_ratio", "group_boundary"}, {"whole_tiles", "group_boundary"}),
-    11: ("zero-point-7", "zero point 7 instead of 8", {"code_mapping", "wide_errors"}, {"code_mapping", "whole_tiles"}),
-    12: ("nibble-swap", "nibbles swapped in dequantization", {"whole_tiles"}, {"whole_tiles"}),
-    13: ("round-toward-zero", "epilogue rounds toward zero", {"rounding_bias", "not_exact"}, set()),
-    14: ("fp16-partials", "fp16 partial sums under the fp32 contract", {"fp16_reduction", "multi_slice", "not_exact", "low_precision"},
-         {"fp16_reduction", "multi_slice"}),
-    15: ("wrong-column-permutation", "per-column scales read with the grouped permutation", {"column_half", "scale_ratio"}, {"whole_tiles", "column_half"}),
-    # The served formats' paths (plugin ABI 2), caught on their cells only; no hint expected yet.
-    16: ("bf16-scale-through-fp16", "bf16 scales converted through fp16", set(), set()),
-    17: ("act-order-scatter", "act-order: A's columns scattered by perm instead of gathered", set(), set()),
-}
+_spec = importlib.util.spec_from_file_location("kernel_mutants", os.path.join(ROOT, "scripts", "kernel_mutants.py"))
+_mutants = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_mutants)
+MUTANTS: Dict[int, tuple] = _mutants.MUTANTS  # our kernel's mutants, their slugs and expected hints
 DETECTORS = ["matrix", "determinism", "racecheck", "memcheck"]
 DEFAULT_FILTER = r"_(m1n8k8|m2n16k4|m4n16k4)g[a-z0-9]+_[a-z0-9]+_[a-z0-9]+_sms(1|3|7|132)$"
 COLUMNS = list(kit.ALARMS)  # what a table counts; a description's `expect:` names these

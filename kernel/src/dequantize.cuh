@@ -51,6 +51,28 @@ __device__ inline void dequantize_word_bf16(std::uint32_t word, std::uint32_t (&
   decode(word >> 8, block1);
 }
 
+// uint4 with zero points (AWQ), fp16 or bf16 (Pair): w = q - z. `zeros` holds n8 block 0's zero
+// point in bits 0-3 and block 1's in bits 16-19 (zero_points.cuh). Code and zero point nibbles alike
+// are OR-ed into the mantissa of `magic` (1024.0 for fp16, 128.0 for bf16, both halves), so
+// (magic + q) - (magic + z) = q - z, exact in either type (|q - z| <= 15). Codes in dequantize_word's
+// order, each nibble shifted to bits 0-3 as for bf16. Mutant 18 reads z + 1 (16 still fits).
+template <typename Pair>
+__device__ inline void dequantize_word_zp(std::uint32_t word, std::uint32_t zeros, std::uint32_t magic,
+                                          std::uint32_t (&block0)[2], std::uint32_t (&block1)[2]) {
+  std::uint32_t z = zeros & 0x000F000Fu;
+  if constexpr (mutant(kMutZeroPointOffByOne)) z += 0x00010001u;
+  z |= magic;
+  const auto as_pair = [](std::uint32_t u) { return *reinterpret_cast<Pair*>(&u); };
+  const auto as_bits = [](Pair p) { return *reinterpret_cast<std::uint32_t*>(&p); };
+  const auto decode = [&](std::uint32_t v, std::uint32_t magic_z, std::uint32_t (&b)[2]) {
+    const Pair sub = as_pair(magic_z);
+    b[0] = as_bits(__hsub2(as_pair(and_or(v, 0x000F000Fu, magic)), sub));       // rows r, r+1
+    b[1] = as_bits(__hsub2(as_pair(and_or(v >> 4, 0x000F000Fu, magic)), sub));  // rows r+8, r+9
+  };
+  decode(word, __byte_perm(z, 0, 0x1010), block0);       // block 0's zero point in both halves
+  decode(word >> 8, __byte_perm(z, 0, 0x3232), block1);  // block 1's
+}
+
 // Position of natural column `c` of a tile in the permuted per-column scale row; the mutant reads
 // it with the grouped permutation instead.
 __device__ inline int column_scale_slot(int c) {

@@ -3,6 +3,9 @@
 #ifndef TC_KERNEL_BF16
 #define TC_KERNEL_BF16 0  // 1: kernels_bf16_m*.cu are built (CMake option TC_KERNEL_BF16)
 #endif
+#ifndef TC_KERNEL_ZERO_POINTS
+#define TC_KERNEL_ZERO_POINTS 0  // 1: kernels_zp_m*.cu (and with bf16 kernels_zp_bf16_m*.cu) are built
+#endif
 
 namespace tc::device {
 
@@ -15,25 +18,39 @@ constexpr bool every_m_blocks_has_its_file() {
 }
 static_assert(every_m_blocks_has_its_file(), "kernels_m1.cu .. kernels_m4.cu instantiate m_blocks 1..4 only");
 
-KernelEntry find_kernel(const TileConfig& c, bool bf16) {
-  if (bf16) {
+namespace {
+
+// The instance of `c` among those of one format (BF16, ZP), by its m_blocks' file.
+template <bool BF16, bool ZP>
+KernelEntry find_in_files(const TileConfig& c) {
+  switch (c.m_blocks) {
+    case 1: return find_kernel_m1<BF16, ZP>(c);
+    case 2: return find_kernel_m2<BF16, ZP>(c);
+    case 3: return find_kernel_m3<BF16, ZP>(c);
+    case 4: return find_kernel_m4<BF16, ZP>(c);
+  }
+  return {};
+}
+
+}  // namespace
+
+KernelEntry find_kernel(const TileConfig& c, bool bf16, bool zero_points) {
+  if (zero_points) {
+#if TC_KERNEL_ZERO_POINTS
 #if TC_KERNEL_BF16
-    switch (c.m_blocks) {
-      case 1: return find_kernel_m1<true>(c);
-      case 2: return find_kernel_m2<true>(c);
-      case 3: return find_kernel_m3<true>(c);
-      case 4: return find_kernel_m4<true>(c);
-    }
+    if (bf16) return find_in_files<true, true>(c);
+#endif
+    if (!bf16) return find_in_files<false, true>(c);
 #endif
     return {};
   }
-  switch (c.m_blocks) {
-    case 1: return find_kernel_m1<false>(c);
-    case 2: return find_kernel_m2<false>(c);
-    case 3: return find_kernel_m3<false>(c);
-    case 4: return find_kernel_m4<false>(c);
+  if (bf16) {
+#if TC_KERNEL_BF16
+    return find_in_files<true, false>(c);
+#endif
+    return {};
   }
-  return {};
+  return find_in_files<false, false>(c);
 }
 
 }  // namespace tc::device

@@ -1,5 +1,6 @@
 // The kernel's 16-bit element type: A, the scales, C and, under the marlin contract, the partial
-// sums handed on in C are all fp16 or all bf16 (plugin ABI 2's formats fp16-uint4b8, bf16-uint4b8).
+// sums handed on in C are all fp16 or all bf16 (plugin ABI 2's formats fp16-uint4b8, bf16-uint4b8, and
+// with zero points fp16-uint4, bf16-uint4).
 // Element<BF16> names the operations the kernel does on a pair of them; each is one intrinsic, so
 // the fp16 kernel compiles to the code it had before the type became a parameter.
 #pragma once
@@ -37,6 +38,10 @@ struct Element<false> {
   static __device__ __forceinline__ void dequantize(std::uint32_t word, std::uint32_t (&b0)[2], std::uint32_t (&b1)[2]) {
     dequantize_word(word, b0, b1);
   }
+  static __device__ __forceinline__ void dequantize_zp(std::uint32_t word, std::uint32_t zeros, std::uint32_t (&b0)[2],
+                                                       std::uint32_t (&b1)[2]) {
+    dequantize_word_zp<Pair>(word, zeros, 0x64006400u, b0, b1);  // 1024.0
+  }
   static __device__ __forceinline__ void mma(float (&c)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
     mma_m16n8k16(c, a, b);
   }
@@ -70,6 +75,10 @@ struct Element<true> {
   static __device__ __forceinline__ float2 widen(Pair p) { return __bfloat1622float2(p); }
   static __device__ __forceinline__ void dequantize(std::uint32_t word, std::uint32_t (&b0)[2], std::uint32_t (&b1)[2]) {
     dequantize_word_bf16(word, b0, b1);
+  }
+  static __device__ __forceinline__ void dequantize_zp(std::uint32_t word, std::uint32_t zeros, std::uint32_t (&b0)[2],
+                                                       std::uint32_t (&b1)[2]) {
+    dequantize_word_zp<Pair>(word, zeros, 0x43004300u, b0, b1);  // 128.0
   }
   static __device__ __forceinline__ void mma(float (&c)[4], const std::uint32_t (&a)[4], const std::uint32_t (&b)[2]) {
     mma_m16n8k16_bf16(c, a, b);

@@ -1,6 +1,7 @@
 // The kernel's host API, exported through the plugin C ABI (tilecheck/plugin/plugin.h). Reads top to
 // bottom: check every precondition -> resolve the configuration -> check the workspace -> plan the
 // launches (reference/'s schedule model) -> launch each -> check the launch error.
+#include <array>
 #include <cstdarg>
 #include <cstdio>
 #include <cstring>
@@ -50,38 +51,64 @@ std::string built_configs() {
 #ifndef TC_KERNEL_BF16
 #define TC_KERNEL_BF16 0
 #endif
+#ifndef TC_KERNEL_ZERO_POINTS
+#define TC_KERNEL_ZERO_POINTS 0
+#endif
 
-// The formats this library implements (plugin ABI 2): fp16 / uint4b8, and bf16 / uint4b8 where the
-// bf16 instances are built, each also with act-order over the whole K (is_k_full): A's columns are
-// permuted into the kernel's order first (permute_columns.h), and since every group then holds
-// `group` consecutive rows, the grouped kernel runs unchanged. Not yet: zero points, 8-bit codes,
-// act-order on a shard of K (is_k_full 0, groups of uneven size).
-constexpr tc_format kFp16 = {TC_DTYPE_FP16, TC_DTYPE_FP16, TC_DTYPE_FP16, TC_WEIGHT_UINT4B8, 0, 1};
-constexpr tc_format kFp16ActOrder = {TC_DTYPE_FP16, TC_DTYPE_FP16, TC_DTYPE_FP16, TC_WEIGHT_UINT4B8, 1, 1};
-constexpr tc_format kBf16 = {TC_DTYPE_BF16, TC_DTYPE_BF16, TC_DTYPE_BF16, TC_WEIGHT_UINT4B8, 0, 1};
-constexpr tc_format kBf16ActOrder = {TC_DTYPE_BF16, TC_DTYPE_BF16, TC_DTYPE_BF16, TC_WEIGHT_UINT4B8, 1, 1};
-constexpr tc_format kFormats[] = {kFp16, kFp16ActOrder, kBf16, kBf16ActOrder};  // the built ones first
-constexpr int kFormatCount = TC_KERNEL_BF16 ? 4 : 2;
+// The formats this library implements (plugin ABI 2): fp16 / uint4b8; bf16 where the bf16 instances
+// are built; uint4 with zero points (AWQ: q - z) where the zero-point instances are; each also with
+// act-order over the whole K (is_k_full): A's columns are permuted into the kernel's order first
+// (permute_columns.h), and since every group then holds `group` consecutive rows, the grouped
+// kernel runs unchanged, its scales and zero points indexed by group as without act-order. Not yet:
+// 8-bit codes, act-order on a shard of K (is_k_full 0, groups of uneven size).
+constexpr int kFormatCount = 2 * (1 + TC_KERNEL_BF16) * (1 + TC_KERNEL_ZERO_POINTS);
+constexpr std::array<tc_format, kFormatCount> built_formats() {
+  std::array<tc_format, kFormatCount> formats{};
+  int i = 0;
+  for (int zero_points = 0; zero_points <= TC_KERNEL_ZERO_POINTS; ++zero_points)
+    for (int bf16 = 0; bf16 <= TC_KERNEL_BF16; ++bf16)
+      for (int act_order = 0; act_order <= 1; ++act_order) {
+        const int d = bf16 ? TC_DTYPE_BF16 : TC_DTYPE_FP16;
+        formats[i++] = {d, d, d, zero_points ? TC_WEIGHT_UINT4 : TC_WEIGHT_UINT4B8, act_order, 1};
+      }
+  return formats;
+}
+constexpr std::array<tc_format, kFormatCount> kFormats = built_formats();  // fp16-uint4b8 first
+
+// "fp16-uint4b8-act": the formats' names, as tilecheck writes them (tilecheck/plugin/formats.h).
+std::string listed_formats() {
+  std::string names;
+  for (const tc_format& f : kFormats)
+    names += cat(names.empty() ? "" : ", ", f.a_dtype == TC_DTYPE_BF16 ? "bf16" : "fp16",
+                 f.weight_type == TC_WEIGHT_UINT4 ? "-uint4" : "-uint4b8", f.act_order ? "-act" : "");
+  return names;
+}
 
 // The problem's format, one listed; a format left all zero (a problem written by hand against ABI
 // 1's fields) is ABI 1's fp16 / uint4b8.
 struct FormatChoice {
   bool bf16 = false;
   bool act_order = false;
+  bool zero_points = false;
 };
 FormatChoice resolve_format(const tc_format& f) {
   if (same_format(f, tc_format{})) return {};
-  for (int i = 0; i < kFormatCount; ++i)
-    if (same_format(f, kFormats[i])) return {f.a_dtype == TC_DTYPE_BF16, f.act_order == 1};
-  fail(TC_ERR_UNSUPPORTED, cat("format a_dtype=", f.a_dtype, " scale_dtype=", f.scale_dtype, " c_dtype=", f.c_dtype,
-                               " weight_type=", f.weight_type, " act_order=", f.act_order, " is_k_full=", f.is_k_full,
-                               " is not one this library lists (", TC_KERNEL_BF16 ? "fp16 and bf16" : "fp16",
-                               " with uint4b8 codes, act-order only with is_k_full 1)"));
+  for (const tc_format& listed : kFormats)
+    if (same_format(f, listed)) return {f.a_dtype == TC_DTYPE_BF16, f.act_order == 1, f.weight_type == TC_WEIGHT_UINT4};
+  const char* why =
+      !TC_KERNEL_ZERO_POINTS && f.weight_type == TC_WEIGHT_UINT4
+          ? "; uint4 with zero points needs a build with -DTC_KERNEL_ZERO_POINTS=ON"
+          : (!TC_KERNEL_BF16 && f.a_dtype == TC_DTYPE_BF16 ? "; bf16 needs a build with -DTC_KERNEL_BF16=ON" : "");
+  fail(TC_ERR_UNSUPPORTED,
+       cat("format a_dtype=", f.a_dtype, " scale_dtype=", f.scale_dtype, " c_dtype=", f.c_dtype,
+           " weight_type=", f.weight_type, " act_order=", f.act_order, " is_k_full=", f.is_k_full,
+           " is not one this library lists (", listed_formats(), "; act-order only with is_k_full 1", why, ")"));
 }
 
 struct Resolved {
   bool bf16;
   bool act_order;
+  bool zero_points;
   Shape shape;
   TileConfig config;
   int sms;
@@ -100,6 +127,7 @@ Resolved resolve(const tc_problem* p) {
   const FormatChoice format = resolve_format(p->format);
   r.bf16 = format.bf16;
   r.act_order = format.act_order;
+  r.zero_points = format.zero_points;
   r.shape = Shape{p->M, p->N, p->K, p->group};
   try {
     validate_shape(r.shape);
@@ -120,7 +148,7 @@ Resolved resolve(const tc_problem* p) {
   } catch (const Error& e) {
     fail(automatic ? TC_ERR_UNSUPPORTED : TC_ERR_INVALID_ARGUMENT, e.what());
   }
-  if (device::find_kernel(r.config, r.bf16).kernel == nullptr)
+  if (device::find_kernel(r.config, r.bf16, r.zero_points).kernel == nullptr)
     fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(r.config), " (built: ", built_configs(), ")"));
   r.sms = p->sms;
   if (r.sms == 0) {
@@ -146,6 +174,9 @@ void check_buffers(const tc_problem* p, const Resolved& r) {
   }
   if (r.act_order && (p->perm == nullptr || p->g_idx == nullptr))
     fail(TC_ERR_INVALID_ARGUMENT, cat("act-order: ", p->perm == nullptr ? "perm" : "g_idx", " is NULL"));
+  if (r.zero_points && p->zero_points == nullptr) fail(TC_ERR_INVALID_ARGUMENT, "uint4: zero_points is NULL");
+  if (r.zero_points && !aligned16(p->zero_points))  // the grouped kernel copies them 16 bytes at a time
+    fail(TC_ERR_INVALID_ARGUMENT, cat("zero_points at ", p->zero_points, " is not 16-byte aligned"));
   const std::size_t need = r.lock_bytes + r.partial_bytes + r.permuted_a_bytes;
   if (p->workspace_bytes < need)
     fail(TC_ERR_WORKSPACE, cat("workspace has ", p->workspace_bytes, " bytes; this problem needs ", need,
@@ -188,7 +219,7 @@ void launch_all(const tc_problem* p, const Resolved& r, const Debug& debug) {
   for (const LaunchPlan& plan : plans) {
     TileConfig config = r.config;
     config.m_blocks = plan.m_blocks;
-    const device::KernelEntry entry = device::find_kernel(config, r.bf16);
+    const device::KernelEntry entry = device::find_kernel(config, r.bf16, r.zero_points);
     if (entry.kernel == nullptr)
       fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(config), " (built: ", built_configs(), ")"));
     TC_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(entry.kernel),
@@ -227,6 +258,7 @@ void launch_all(const tc_problem* p, const Resolved& r, const Debug& debug) {
     args.K = r.shape.K;
     args.par = plan.par;
     args.contract = p->contract;
+    args.zero_points = r.zero_points ? static_cast<const int4*>(p->zero_points) : nullptr;
     entry.kernel<<<r.sms, kThreads, entry.smem_bytes, stream>>>(args);
     TC_CUDA(cudaGetLastError());
   }
@@ -281,7 +313,7 @@ const tc_plugin_info_t* tc_plugin_info(void) {
 
 const tc_format* tc_plugin_formats(int* count) {
   if (count != nullptr) *count = tc::kernel::kFormatCount;
-  return tc::kernel::kFormats;
+  return tc::kernel::kFormats.data();
 }
 
 tc_status tc_plugin_workspace_size(const tc_problem* problem, size_t* bytes, char* message,

@@ -28,6 +28,9 @@ struct KernelArgs {
   // (layout: tilecheck/plugin/debug_entry_points.h, tc_kernel_run_dump).
   float* dump;
   int dump_column;
+  // uint4 instances only: (G, N/8) int32, the ABI's packed zero points (tilecheck/plugin/plugin.h).
+  // Last, so that the fields before it keep the offsets the uint4b8 instances' code was built with.
+  const int4* zero_points;
 };
 
 #ifndef TC_ACC_DUMP

@@ -1,6 +1,7 @@
 // Which compiled kernel runs a configuration. Every entry of the library's list
 // (tilecheck/kernel/configs.h) is instantiated, those with m_blocks = M in kernels_mM.cu so that
-// the four files compile in parallel; find_kernel() turns a TileConfig value into its instance.
+// the four files compile in parallel (bf16: kernels_bf16_mM.cu; uint4 with zero points:
+// kernels_zp_mM.cu, kernels_zp_bf16_mM.cu); find_kernel() turns a TileConfig value into its instance.
 #pragma once
 #include <cstddef>
 #include <utility>
@@ -18,45 +19,46 @@ struct KernelEntry {
   int smem_bytes = 0;
 };
 
-// `bf16`: the bf16 instance (built with TC_KERNEL_BF16, kernels_bf16_m1.cu .. m4.cu), else the fp16 one.
-KernelEntry find_kernel(const TileConfig& c, bool bf16 = false);
-template <bool BF16>
+// `bf16`: the bf16 instance (built with TC_KERNEL_BF16), else the fp16 one; `zero_points`: the uint4
+// instance (built with TC_KERNEL_ZERO_POINTS), else the uint4b8 one. Not built: no kernel.
+KernelEntry find_kernel(const TileConfig& c, bool bf16 = false, bool zero_points = false);
+template <bool BF16, bool ZP>
 KernelEntry find_kernel_m1(const TileConfig& c);  // kernels_m1.cu .. kernels_m4.cu, kernels_bf16_m1.cu ..
-template <bool BF16>
+template <bool BF16, bool ZP>
 KernelEntry find_kernel_m2(const TileConfig& c);
-template <bool BF16>
+template <bool BF16, bool ZP>
 KernelEntry find_kernel_m3(const TileConfig& c);
-template <bool BF16>
+template <bool BF16, bool ZP>
 KernelEntry find_kernel_m4(const TileConfig& c);
 
-template <int M, int N, int K, int G, bool BF16>
+template <int M, int N, int K, int G, bool BF16, bool ZP>
 KernelEntry entry() {
-  return {&marlin_w4a16<M, N, K, G, BF16>, smem_layout(M, N, K, G, mutant(kMutScalesInReduceScratch)).total};
+  return {&marlin_w4a16<M, N, K, G, BF16, ZP>, smem_layout(M, N, K, G, mutant(kMutScalesInReduceScratch), ZP).total};
 }
 
 // Entry I of the list if it is `c`; instantiates the kernel only for entries with m_blocks = M.
-template <int M, bool BF16, std::size_t I>
+template <int M, bool BF16, bool ZP, std::size_t I>
 KernelEntry entry_if(const TileConfig& c) {
   constexpr TileConfig listed = kLibraryConfigs[I];
   if constexpr (listed.m_blocks != M) {
     return {};
   } else {
     if (c != listed) return {};
-    return entry<listed.m_blocks, listed.n_blocks, listed.k_blocks, listed.group_blocks, BF16>();
+    return entry<listed.m_blocks, listed.n_blocks, listed.k_blocks, listed.group_blocks, BF16, ZP>();
   }
 }
 
-template <int M, bool BF16, std::size_t... I>
+template <int M, bool BF16, bool ZP, std::size_t... I>
 KernelEntry find_listed_kernel(const TileConfig& c, std::index_sequence<I...>) {
   KernelEntry found;
-  (void)(((found = entry_if<M, BF16, I>(c)).kernel != nullptr) || ...);
+  (void)(((found = entry_if<M, BF16, ZP, I>(c)).kernel != nullptr) || ...);
   return found;
 }
 
 // The listed configuration `c` among those with m_blocks = M.
-template <int M, bool BF16>
+template <int M, bool BF16, bool ZP>
 KernelEntry find_kernel_for(const TileConfig& c) {
-  return find_listed_kernel<M, BF16>(c, std::make_index_sequence<kLibraryConfigs.size()>());
+  return find_listed_kernel<M, BF16, ZP>(c, std::make_index_sequence<kLibraryConfigs.size()>());
 }
 
 }  // namespace tc::device

@@ -4,5 +4,5 @@
 
 namespace tc::device {
 template <>
-KernelEntry find_kernel_m1<true>(const TileConfig& c) { return find_kernel_for<1, true>(c); }
+KernelEntry find_kernel_m1<true, false>(const TileConfig& c) { return find_kernel_for<1, true, false>(c); }
 }  // namespace tc::device

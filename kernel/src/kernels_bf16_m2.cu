@@ -4,5 +4,5 @@
 
 namespace tc::device {
 template <>
-KernelEntry find_kernel_m2<true>(const TileConfig& c) { return find_kernel_for<2, true>(c); }
+KernelEntry find_kernel_m2<true, false>(const TileConfig& c) { return find_kernel_for<2, true, false>(c); }
 }  // namespace tc::device

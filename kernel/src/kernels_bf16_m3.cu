@@ -4,5 +4,5 @@
 
 namespace tc::device {
 template <>
-KernelEntry find_kernel_m3<true>(const TileConfig& c) { return find_kernel_for<3, true>(c); }
+KernelEntry find_kernel_m3<true, false>(const TileConfig& c) { return find_kernel_for<3, true, false>(c); }
 }  // namespace tc::device

@@ -4,5 +4,5 @@
 
 namespace tc::device {
 template <>
-KernelEntry find_kernel_m4<true>(const TileConfig& c) { return find_kernel_for<4, true>(c); }
+KernelEntry find_kernel_m4<true, false>(const TileConfig& c) { return find_kernel_for<4, true, false>(c); }
 }  // namespace tc::device

@@ -3,5 +3,5 @@
 
 namespace tc::device {
 template <>
-KernelEntry find_kernel_m1<false>(const TileConfig& c) { return find_kernel_for<1, false>(c); }
+KernelEntry find_kernel_m1<false, false>(const TileConfig& c) { return find_kernel_for<1, false, false>(c); }
 }  // namespace tc::device

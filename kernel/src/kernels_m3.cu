@@ -3,5 +3,5 @@
 
 namespace tc::device {
 template <>
-KernelEntry find_kernel_m3<false>(const TileConfig& c) { return find_kernel_for<3, false>(c); }
+KernelEntry find_kernel_m3<false, false>(const TileConfig& c) { return find_kernel_for<3, false, false>(c); }
 }  // namespace tc::device

@@ -1,6 +1,6 @@
 // The kernel under test: C = A * dequant(B) for 4-bit weights in the Marlin packed format.
 //   A: (rows, K) fp16 or bf16 row-major   B: (K/16, 2N) int32 packed   scales: (G, N) fp16 or bf16 permuted
-//   C: (rows, N) fp16 or bf16 row-major
+//   C: (rows, N) fp16 or bf16 row-major   zero_points (ZP, uint4): (G, N/8) int32 packed
 // Written from the published Marlin algorithm: 256 threads, one block per SM, a striped partition
 // of k-tiles (tilecheck/reference/stripe.h), a 6-stage cp.async pipeline, ldmatrix and mma.sync
 // m16n8k16 with fp32 accumulation (tilecheck/reference/mma_layout.h), a block reduction in shared
@@ -10,10 +10,10 @@
 // The kernel's phases: slice setup, pipeline, main loop, block reduction (thread_block_reduce,
 // block_reduce.cuh), global reduction (take_lock, the fp32 partials, release_lock), write-out.
 // Beside it: the fp32 tile both reductions and the write-out share (fp32_tile.cuh), dequantization
-// (dequantize.cuh), the launch's arguments (kernel_args.h), the lock wait (lock_wait.cuh), the
-// compile-time loops (static_loops.cuh: for_each_accumulator walks the accumulator registers).
-// Compile-time variants and mutants: variants.h; the delay variants' seam (nothing in other
-// builds): delays.cuh.
+// (dequantize.cuh) and the uint4 instances' zero points (zero_points.cuh), the launch's arguments
+// (kernel_args.h), the lock wait (lock_wait.cuh), the compile-time loops (static_loops.cuh:
+// for_each_accumulator walks the accumulator registers). Compile-time variants and mutants:
+// variants.h; the delay variants' seam (nothing in other builds): delays.cuh.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -36,15 +36,18 @@
 #include "tilecheck/reference/stripe.h"
 #include "variants.h"
 #include "write_out.cuh"
+#include "zero_points.cuh"
 
 namespace tc::device {
 
-template <int M_BLOCKS, int N_BLOCKS, int K_BLOCKS, int GROUP_BLOCKS, bool BF16>
+// ZP: uint4 codes with zero points (w = q - z); otherwise uint4b8 (w = q - 8).
+template <int M_BLOCKS, int N_BLOCKS, int K_BLOCKS, int GROUP_BLOCKS, bool BF16, bool ZP>
 __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs args) {
   using E = Element<BF16>;  // fp16 or bf16 (element_type.cuh)
+  using Zeros = ZeroPoints<ZP, N_BLOCKS, K_BLOCKS, GROUP_BLOCKS>;  // zero_points.cuh; empty unless ZP
   constexpr bool kPerColumn = GROUP_BLOCKS < 0;
   constexpr SmemLayout L =
-      smem_layout(M_BLOCKS, N_BLOCKS, K_BLOCKS, GROUP_BLOCKS, mutant(kMutScalesInReduceScratch));
+      smem_layout(M_BLOCKS, N_BLOCKS, K_BLOCKS, GROUP_BLOCKS, mutant(kMutScalesInReduceScratch), ZP);
   static_assert(L.tile_bytes <= L.scale_begin, "the epilogue tile must fit in the stage area");
   constexpr int kWarpCols = 16 * N_BLOCKS / mma::kWarpTileCols;  // each owns 64 columns of the tile
   constexpr int kWarpRows = 8 / kWarpCols;          // warps sharing those columns split K
@@ -59,6 +62,8 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   constexpr int kScaleRow = 2 * N_BLOCKS;           // int4 per row of tile scales
   constexpr int kStages = L.stages;
   constexpr int kScaleSlot = L.scale_slot / 16;
+  constexpr int kZeroSlot = L.zero_slot / 16;
+  if constexpr (ZP && !kPerColumn) static_assert(kZeroSlot == Zeros::kSlot && kZeroSlot <= kThreads, "zero-point slot");
   constexpr int kGroupTiles = GROUP_BLOCKS > K_BLOCKS ? GROUP_BLOCKS / K_BLOCKS : 1;
   // The main loop unrolled over the stages with one or two m-blocks, where it is faster (grouped m1
   // 5-8 % on the large layers, per column m1 and m2 1-2 % with the explicit register cap); m3 and m4
@@ -84,6 +89,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
   int4* const sh_b = reinterpret_cast<int4*>(smem_bytes + L.b_begin);
   int4* const sh_s = reinterpret_cast<int4*>(smem_bytes + L.scale_begin);
   int4* const sh_col_s = reinterpret_cast<int4*>(smem_bytes + L.column_scale_begin);
+  [[maybe_unused]] int4* const sh_z = reinterpret_cast<int4*>(smem_bytes + L.zero_begin);
   const Tile sums{reinterpret_cast<float*>(smem_bytes + L.tile_begin)};  // the fp32 tile (fp32_tile.cuh)
 
   // Thread indices. Divided as int, tid / 8 and tid % 8 carry sign fix-ups (the compiler does not
@@ -165,6 +171,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     const int first_group = kPerColumn ? 0 : k_begin * K_BLOCKS / GROUP_BLOCKS + int(utid / kScaleRow);
     const int4* s_src = args.scales + (first_group * s_row + n_tile * kScaleRow + int(utid % kScaleRow));
     [[maybe_unused]] int fetch_kt = k_begin;  // the k-tile the next fetch copies (mutant 10 only)
+    Zeros zeros(args, k_begin, n_tile, utid);  // grouped zero points: their copies follow the scales'
     const auto fetch_next = [&](int stage, bool issue, [[maybe_unused]] int phase) {
       int4* a_dst_stage = sh_a + stage * kAStage + a_dst;
 #pragma unroll
@@ -186,6 +193,7 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
           src += ((group + 1) % groups - group) * s_row;
         }
         cp_async16_if(issue && fetch && tid < kScaleThreads, sh_s + stage * kScaleSlot + tid, src, true);
+        zeros.fetch(args, sh_z + stage * kZeroSlot, tid, issue, phase);
         if constexpr (GROUP_BLOCKS <= K_BLOCKS) {
           s_src += (K_BLOCKS / GROUP_BLOCKS) * s_row;
         } else if (phase == kGroupTiles - 1) {
@@ -212,6 +220,8 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
     std::uint32_t frag_a[2][M_BLOCKS][4];  // ldmatrix: A rows of each 16-row block
     std::uint32_t frag_w[2][4];            // packed B words, one per n16 tile
     typename E::Pair frag_s[2][4];  // grouped: per n16 tile t, the scales of this lane's column in n8 blocks 2t, 2t+1
+    [[maybe_unused]] std::uint32_t frag_z[2];  // ZP: this lane's zero-point word (zero_points.cuh)
+    if constexpr (ZP && kPerColumn) frag_z[0] = frag_z[1] = Zeros::column_word(args, n_tile, warp_col, lane);
     const auto load_fragments = [&](int buf, int stage, int j, int kt_in_slice) {
       const int sub = warp_row + kWarpRows * j;
       const int4* a_src = sh_a + stage * kAStage;
@@ -229,15 +239,20 @@ __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs arg
         const int4 sc = sh_s[slot * kScaleSlot + q * kScaleRow + 8 * warp_col + lane / 4];
         frag_s[buf][0] = E::scales(sc.x), frag_s[buf][1] = E::scales(sc.y);
         frag_s[buf][2] = E::scales(sc.z), frag_s[buf][3] = E::scales(sc.w);
+        if constexpr (ZP) frag_z[buf] = Zeros::word(sh_z + stage * kZeroSlot, q, warp_col, lane);
       }
     };
-    // The MMAs of one sub-tile: dequantize each word (and scale it: w^ = RN16((q - 8) * s), before
-    // the MMA), then one m16n8k16 per 16-row block and n8 block.
+    // The MMAs of one sub-tile: dequantize each word (and scale it: w^ = RN16((q - 8) * s), or
+    // (q - z) * s, before the MMA), then one m16n8k16 per 16-row block and n8 block.
     const auto mma_fragments = [&](int buf) {
 #pragma unroll
       for (int tile = 0; tile < 4; ++tile) {
         std::uint32_t b0[2], b1[2];
-        E::dequantize(frag_w[buf][tile], b0, b1);
+        if constexpr (ZP) {
+          E::dequantize_zp(frag_w[buf][tile], frag_z[buf] >> zero_point_lanes::shift(tile), b0, b1);
+        } else {
+          E::dequantize(frag_w[buf][tile], b0, b1);
+        }
         if constexpr (!kPerColumn) {
           const typename E::Pair s0 = E::low2(frag_s[buf][tile]), s1 = E::high2(frag_s[buf][tile]);
           b0[0] = E::bits(E::mul(E::pair(b0[0]), s0)), b0[1] = E::bits(E::mul(E::pair(b0[1]), s0));

@@ -41,6 +41,7 @@ enum Mutant : int {
   kMutWrongColumnPermutation = 15,  // per-column scales read with the grouped permutation
   kMutBf16ScaleThroughFp16 = 16,    // bf16 scales converted through fp16 (the bf16 instances only)
   kMutActOrderScatter = 17,         // act-order: A's columns scattered by perm instead of gathered
+  kMutZeroPointOffByOne = 18,       // uint4: every zero point read as z + 1 (the zero-point instances only)
 };
 constexpr int kMutant = TC_MUTANT;
 TC_HOST_DEVICE constexpr bool mutant(Mutant m) { return kMutant == m; }

@@ -4,7 +4,8 @@
 // phases in which each holds live data, and fails if two regions of different buffers that are
 // live in a common phase overlap, if the layout exceeds the per-block shared-memory limit, or if
 // the epilogue tile does not fit inside the drained stage area. The checker is proven able to
-// fail: the seed issue's suspected layout (mutant 1, scales_in_scratch) must be flagged.
+// fail: the seed issue's suspected layout (mutant 1, scales_in_scratch) must be flagged. The uint4
+// instances' layouts (zero-point slots after the scale slots) are checked the same way.
 // The printed table is committed as docs/smem-layout.md and kept in sync by a test here.
 #include <algorithm>
 #include <cstdlib>
@@ -33,13 +34,13 @@ constexpr const char* kRegenerateEnv = "TC_WRITE_SMEM_DOC";
 
 using test_support::library_configs;
 
-SmemLayout layout_of(const TileConfig& c, bool scales_in_scratch = false) {
-  return smem_layout(c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks, scales_in_scratch);
+SmemLayout layout_of(const TileConfig& c, bool scales_in_scratch = false, bool zero_points = false) {
+  return smem_layout(c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks, scales_in_scratch, zero_points);
 }
 
-std::vector<SmemRegion> regions_of(const TileConfig& c, bool scales_in_scratch = false) {
+std::vector<SmemRegion> regions_of(const TileConfig& c, bool scales_in_scratch = false, bool zero_points = false) {
   SmemRegion out[8];
-  const int count = smem_regions(layout_of(c, scales_in_scratch), c.group_blocks, out);
+  const int count = smem_regions(layout_of(c, scales_in_scratch, zero_points), c.group_blocks, out);
   return std::vector<SmemRegion>(out, out + count);
 }
 
@@ -137,6 +138,19 @@ std::string layout_report() {
           << " | " << phase_names(r.phases) << " | " << r.buffer << " |\n";
     }
   }
+  out << "\n## The zero-point instances (uint4)\n\n"
+         "The uint4 instances (`-DTC_KERNEL_ZERO_POINTS=ON`) add, with grouped scales, one zero-point slot per\n"
+         "stage after the scale slots (4 bits a column, as many rows as the scales; region *group zero-point\n"
+         "slots*, live in the main loop); per-column zero points are held in registers. The other regions are\n"
+         "those above, byte for byte.\n\n"
+         "| config | zero-point slots | total | verdict |\n"
+         "|---|---|---|---|\n";
+  for (const TileConfig& c : library_configs()) {
+    const SmemLayout l = layout_of(c, false, true);
+    const bool ok = conflicts(regions_of(c, false, true)).empty() && l.total <= kSmemLimitBytes;
+    out << "| " << name(c) << " | " << l.total - l.zero_begin << " B | " << l.total << " B (" << kib(l.total) << ") | "
+        << (ok ? "ok" : "FAIL") << " |\n";
+  }
   out << "\n## The checker can fail: the seed issue's suspected layout\n\n"
          "With `scales_in_scratch` (mutant 1, `kMutScalesInReduceScratch`) the per-column scale slot sits\n"
          "inside the reduction scratch; the checker must flag every per-column configuration (grouped ones\n"
@@ -175,40 +189,51 @@ TEST(SmemLayoutChecker, AcceptsReuseInOtherPhasesTouchingRangesAndOneBufferInSeq
   EXPECT_TRUE(conflicts(same_buffer).empty());
 }
 
-// ---- every configuration of the library ----
+// ---- every configuration of the library, uint4b8 (Library/...) and uint4 (ZeroPoints/...) ----
 
-class SmemLayoutConfig : public ::testing::TestWithParam<TileConfig> {};
+struct LayoutCase {
+  TileConfig config;
+  bool zero_points;
+};
+
+class SmemLayoutConfig : public ::testing::TestWithParam<LayoutCase> {
+ protected:
+  const TileConfig& config() const { return GetParam().config; }
+  SmemLayout layout() const { return layout_of(config(), false, GetParam().zero_points); }
+  std::vector<SmemRegion> regions() const { return regions_of(config(), false, GetParam().zero_points); }
+};
 
 TEST_P(SmemLayoutConfig, NoTwoLiveRegionsOverlap) {
-  const std::vector<Conflict> found = conflicts(regions_of(GetParam()));
-  EXPECT_TRUE(found.empty()) << name(GetParam()) << ":\n" << describe(found);
+  const std::vector<Conflict> found = conflicts(regions());
+  EXPECT_TRUE(found.empty()) << name(config()) << ":\n" << describe(found);
 }
 
 TEST_P(SmemLayoutConfig, FitsTheSharedMemoryLimit) {
-  const SmemLayout l = layout_of(GetParam());
-  EXPECT_LE(l.total, kSmemLimitBytes) << name(GetParam()) << " needs " << l.total << " bytes";
+  const SmemLayout l = layout();
+  EXPECT_LE(l.total, kSmemLimitBytes) << name(config()) << " needs " << l.total << " bytes";
 }
 
 TEST_P(SmemLayoutConfig, EpilogueTileFitsInsideTheStageArea) {
-  const SmemLayout l = layout_of(GetParam());
+  const SmemLayout l = layout();
   EXPECT_GE(l.tile_begin, 0);
   EXPECT_LE(l.tile_begin + l.tile_bytes, l.scale_begin)
-      << name(GetParam()) << ": the fp32 tile " << range(l.tile_begin, l.tile_begin + l.tile_bytes)
+      << name(config()) << ": the fp32 tile " << range(l.tile_begin, l.tile_begin + l.tile_bytes)
       << " reaches past the stage area [0, " << l.scale_begin << ")";
 }
 
 // A stages, B stages and scale slots are laid end to end from byte 0 and every region lies inside
 // the allocation, on 16-byte boundaries (cp.async and int4 accesses).
 TEST_P(SmemLayoutConfig, RegionsLieInsideTheAllocationOn16ByteBoundaries) {
-  const TileConfig& c = GetParam();
-  const SmemLayout l = layout_of(c);
+  const TileConfig& c = config();
+  const SmemLayout l = layout();
   EXPECT_EQ(l.a_begin, 0);
   EXPECT_GE(l.stages, 3) << "the main loop keeps one stage read and at least two in flight";
   EXPECT_LE(l.stages, kMaxStages);
   EXPECT_EQ(l.b_begin, l.stages * l.a_stage);
   EXPECT_EQ(l.scale_begin, l.b_begin + l.stages * l.b_stage);
-  EXPECT_EQ(l.total, l.scale_begin + (c.group_blocks > 0 ? l.stages : 1) * l.scale_slot);
-  for (const SmemRegion& r : regions_of(c)) {
+  EXPECT_EQ(l.zero_begin, l.scale_begin + (c.group_blocks > 0 ? l.stages : 1) * l.scale_slot);
+  EXPECT_EQ(l.total, l.zero_begin + l.stages * l.zero_slot);
+  for (const SmemRegion& r : regions()) {
     EXPECT_GE(r.begin, 0) << r.name;
     EXPECT_LT(r.begin, r.end) << r.name;
     EXPECT_LE(r.end, l.total) << r.name;
@@ -221,14 +246,36 @@ TEST_P(SmemLayoutConfig, RegionsLieInsideTheAllocationOn16ByteBoundaries) {
 // (kernel/src/marlin_kernel.cuh, fetch_stage): it stays inside the row only if a row has a multiple
 // of 8 16-byte chunks. A row is 16 * k_blocks fp16 = 2 * k_blocks chunks.
 TEST_P(SmemLayoutConfig, ASwizzleStaysInsideItsRow) {
-  const int chunks_per_row = 2 * GetParam().k_blocks;
-  EXPECT_EQ(chunks_per_row % 8, 0) << name(GetParam());
-  EXPECT_EQ(layout_of(GetParam()).a_stage, 16 * GetParam().m_blocks * chunks_per_row * 16);
+  const int chunks_per_row = 2 * config().k_blocks;
+  EXPECT_EQ(chunks_per_row % 8, 0) << name(config());
+  EXPECT_EQ(layout().a_stage, 16 * config().m_blocks * chunks_per_row * 16);
 }
 
-std::string config_name(const ::testing::TestParamInfo<TileConfig>& info) { return name(info.param); }
+// The uint4 layout is the uint4b8 one with the zero-point slots appended: one per stage with grouped
+// scales, each a 4-bit value per column of the tile for each of the stage's scale rows (what
+// kernel/src/zero_points.cuh copies: scale_rows x n_blocks/2 chunks of 16 bytes); none per column.
+TEST_P(SmemLayoutConfig, ZeroPointSlotsFollowTheScaleSlotsAndMoveNothingElse) {
+  const TileConfig& c = config();
+  const SmemLayout base = layout_of(c), l = layout();
+  EXPECT_EQ(l.stages, base.stages);
+  EXPECT_EQ(l.scale_begin, base.scale_begin);
+  EXPECT_EQ(l.column_scale_begin, base.column_scale_begin);
+  EXPECT_EQ(l.zero_begin, base.total);
+  const bool slots = GetParam().zero_points && c.group_blocks > 0;
+  EXPECT_EQ(l.zero_slot, slots ? l.scale_rows * 16 * (c.n_blocks / 2) : 0) << name(c);
+  EXPECT_EQ(l.total, base.total + l.stages * l.zero_slot) << name(c);
+}
 
-INSTANTIATE_TEST_SUITE_P(Library, SmemLayoutConfig, ::testing::ValuesIn(library_configs()), config_name);
+std::vector<LayoutCase> layout_cases(bool zero_points) {
+  std::vector<LayoutCase> cases;
+  for (const TileConfig& c : library_configs()) cases.push_back({c, zero_points});
+  return cases;
+}
+
+std::string config_name(const ::testing::TestParamInfo<LayoutCase>& info) { return name(info.param.config); }
+
+INSTANTIATE_TEST_SUITE_P(Library, SmemLayoutConfig, ::testing::ValuesIn(layout_cases(false)), config_name);
+INSTANTIATE_TEST_SUITE_P(ZeroPoints, SmemLayoutConfig, ::testing::ValuesIn(layout_cases(true)), config_name);
 
 // ---- the checker catches the seed issue's suspected layout ----
 

@@ -1,0 +1,8 @@
+// Instantiates the fp16 kernel for uint4 codes with zero points for the listed configurations with
+// m_blocks = 4 (built with TC_KERNEL_ZERO_POINTS); see kernel_table.h.
+#include "kernel_table.h"
+
+namespace tc::device {
+template <>
+KernelEntry find_kernel_m4<false, true>(const TileConfig& c) { return find_kernel_for<4, false, true>(c); }
+}  // namespace tc::device
