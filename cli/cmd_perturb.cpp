@@ -3,14 +3,12 @@
 // of the SMs and their shared memory, DRAM traffic, sleeps), launched before or after the kernel on a
 // stream of the other priority, all drawn from --seed; every round is judged by the judge chain
 // `tilecheck run` uses. Prints the cells with failing rounds and a summary; --json has every cell.
-#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
-#include <map>
 #include <memory>
 #include <regex>
 #include <string>
@@ -26,6 +24,7 @@
 #include "tilecheck/suite/device_case.h"
 #include "tilecheck/suite/interrupt.h"
 #include "tilecheck/suite/kernel_workers.h"
+#include "tilecheck/suite/library_cells.h"
 #include "tilecheck/suite/perturb_report.h"
 #include "tilecheck/suite/perturb_run.h"
 
@@ -62,29 +61,21 @@ CLI::Validator noise_limit() {
       cat("MS in (0 - ", kMaxNoiseLimitMs, "]"));
 }
 
-// The cells of --matrix for this library on this device, narrowed by --contract and --filter;
-// `families` gets each case's column.
-std::vector<Cell> perturb_cells(const WorkerInfo& kernel, const GoldenPaths& paths, const std::regex& filter,
-                                const PerturbCliOptions& o, std::map<std::string, std::string>& families) {
-  MatrixOptions m;
-  m.kernel = kernel.kernel_name;
-  m.variant = kernel.variant;
-  m.all_sms = kernel.multiprocessors;
-  m.reduced = o.matrix == "reduced";
-  std::vector<CatalogueEntry> entries = load_catalogue(paths.catalogue()).entries;
-  entries.erase(std::remove_if(entries.begin(), entries.end(),
-                               [&](const CatalogueEntry& e) {
-                                 return (o.matrix != "all" && e.storage != Storage::committed) ||
-                                        (o.contract != "all" && name(e.spec.contract) != o.contract);
-                               }),
-                entries.end());
-  for (const CatalogueEntry& e : entries) families[e.spec.id] = case_family(e.spec);
-  std::vector<Cell> cells;
-  for (const Cell& c : suite_cells(entries, kernel.configs, m))
-    if (std::regex_search(c.name(), filter)) cells.push_back(c);
-  require(!cells.empty(), "no cell of the ", o.matrix, " matrix matches --filter '", o.filter, "' and --contract ",
-          o.contract);
-  return cells;
+// The cells of --matrix for this library on this device, narrowed by --contract and --filter: the
+// choice tilecheck run makes (library_cells), so a library that lists formats gets their cases'
+// cells, and the cases of the formats it does not implement are reported once per format.
+LibraryCells perturb_cells(const WorkerInfo& kernel, const GoldenPaths& paths, const std::regex& filter,
+                           const PerturbCliOptions& o) {
+  CellSelection s;
+  s.reduced = o.matrix == "reduced";
+  s.committed_only = o.matrix != "all";
+  s.contract = o.contract;
+  s.filter = filter;
+  LibraryCells chosen = library_cells(load_catalogue(paths.catalogue()).entries, kernel, s);
+  print_not_in_matrix(std::cerr, chosen);
+  require(!chosen.cells.empty(), "no cell of the ", o.matrix, " matrix matches --filter '", o.filter,
+          "' and --contract ", o.contract);
+  return chosen;
 }
 
 // One progress line every few seconds on stderr.
@@ -112,7 +103,9 @@ int run_perturb(const std::regex& filter, const PerturbCliOptions& o) {
   KernelWorkers workers(w);
   const WorkerInfo& kernel = workers.info();
   PerturbOptions p;
-  const std::vector<Cell> cells = perturb_cells(kernel, paths, filter, o, p.families);
+  LibraryCells chosen = perturb_cells(kernel, paths, filter, o);
+  const std::vector<Cell>& cells = chosen.cells;
+  p.families = chosen.families;
   p.rounds = o.rounds;
   p.seed = o.seed;
   p.noise_limit_ms = o.noise_limit_ms;
@@ -121,9 +114,13 @@ int run_perturb(const std::regex& filter, const PerturbCliOptions& o) {
   if (!o.schedule.empty()) p.schedule = parse_schedule_kind(o.schedule);
   Progress progress;
   p.progress = [&progress](std::size_t done, std::size_t total, const Cell& c) { progress.step(done, total, c); };
-  const PerturbHeader header{{kernel.kernel_name, kernel.variant, w.kernel, kernel.device,
-                              current_provenance().generator_version},
-                             o.seed, o.rounds, o.noise_limit_ms, o.time_budget};
+  const PerturbHeader header{
+      {kernel.kernel_name, kernel.variant, w.kernel, kernel.device, current_provenance().generator_version},
+      o.seed,
+      o.rounds,
+      o.noise_limit_ms,
+      o.time_budget,
+      chosen.not_in_matrix};
   std::cout << "tilecheck perturb: " << kernel.kernel_name << " (" << kernel.variant << ") from " << w.kernel
             << "\n  on " << kernel.device << " (a worker process); " << cells.size() << " cells of the " << o.matrix
             << " matrix x " << o.rounds << " rounds, seed " << o.seed << ", noise at most " << o.noise_limit_ms

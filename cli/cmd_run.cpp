@@ -31,6 +31,7 @@
 #include "tilecheck/suite/interrupt.h"
 #include "tilecheck/suite/judge_pool.h"
 #include "tilecheck/suite/kernel_workers.h"
+#include "tilecheck/suite/library_cells.h"
 #include "tilecheck/suite/recording.h"
 #include "tilecheck/suite/run_matrix.h"
 #include "tilecheck/suite/runner.h"
@@ -147,38 +148,21 @@ int judge_recording(const std::string& path, const std::regex& filter, const Run
                 o.json, true);
 }
 
-// The matrix for this kernel library on this device, narrowed by --reduced, --committed and --filter;
-// `families` gets each case's summary column.
+// The matrix for this kernel library on this device, narrowed by --reduced, --committed, --contract
+// and --filter (library_cells, shared with tilecheck perturb); `families` gets each case's summary
+// column. The cases of formats the library does not implement are reported once per format.
 std::vector<Cell> live_cells(const WorkerInfo& kernel, const GoldenPaths& paths, const std::regex& filter,
                              const RunOptions& o, std::map<std::string, std::string>& families) {
-  MatrixOptions m;
-  m.kernel = kernel.kernel_name;
-  m.variant = kernel.variant;
-  m.all_sms = kernel.multiprocessors;
-  m.reduced = o.reduced;
-  m.formats = kernel.formats;
-  m.lists_formats = kernel.lists_formats;
-  std::vector<CatalogueEntry> entries = load_catalogue(paths.catalogue()).entries;
-  if (o.committed)
-    entries.erase(std::remove_if(entries.begin(), entries.end(),
-                                 [](const CatalogueEntry& e) { return e.storage != Storage::committed; }),
-                  entries.end());
-  if (o.contract != "all")
-    entries.erase(std::remove_if(entries.begin(), entries.end(),
-                                 [&](const CatalogueEntry& e) { return name(e.spec.contract) != o.contract; }),
-                  entries.end());
-  for (const CatalogueEntry& e : entries) families[e.spec.id] = case_family(e.spec);
-  // Cases of the formats the library does not implement have no cells; say so once per reason.
-  std::vector<CatalogueEntry> wanted;
-  for (const CatalogueEntry& e : entries)
-    if (std::regex_search(e.spec.id, filter)) wanted.push_back(e);
-  for (const std::string& line : excluded_formats(wanted, m))
-    std::fprintf(stderr, "n/a (not in the matrix): %s\n", line.c_str());
-  std::vector<Cell> cells;
-  for (const Cell& c : suite_cells(entries, kernel.configs, m))
-    if (std::regex_search(c.name(), filter)) cells.push_back(c);
-  require(!cells.empty(), "no cell of the matrix matches --filter '", o.filter, "' and --contract ", o.contract);
-  return cells;
+  CellSelection s;
+  s.reduced = o.reduced;
+  s.committed_only = o.committed;
+  s.contract = o.contract;
+  s.filter = filter;
+  LibraryCells chosen = library_cells(load_catalogue(paths.catalogue()).entries, kernel, s);
+  print_not_in_matrix(std::cerr, chosen);
+  require(!chosen.cells.empty(), "no cell of the matrix matches --filter '", o.filter, "' and --contract ", o.contract);
+  families = std::move(chosen.families);
+  return std::move(chosen.cells);
 }
 
 // --devices: "all", or a comma-separated list of CUDA ordinals that exist here.

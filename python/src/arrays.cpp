@@ -46,6 +46,7 @@ Array view_vector(const std::vector<int>& v, const nb::capsule& owner) {
 
 template Array view(const RowMatrix<float>&, const nb::capsule&);
 template Array view(const RowMatrix<std::uint8_t>&, const nb::capsule&);
+template Array view(const RowMatrix<std::uint16_t>&, const nb::capsule&);  // fp16 / bf16 as bits
 template Array view(const RowMatrix<std::int32_t>&, const nb::capsule&);
 template Array view(const RowMatrix<double>&, const nb::capsule&);
 

@@ -25,7 +25,8 @@ using Input = nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu>;
 // A capsule that holds `owner` until the last view of it is gone.
 nb::capsule keep_alive(std::shared_ptr<const void> owner);
 
-// A read-only (rows, cols) view of `m`, which `owner` keeps alive. HalfMatrix reads as float16.
+// A read-only (rows, cols) view of `m`, which `owner` keeps alive (a HalfMatrix as its uint16 bits;
+// view_half and view_dtype read it as values).
 template <typename T>
 Array view(const RowMatrix<T>& m, const nb::capsule& owner);
 Array view_half(const HalfMatrix& m, const nb::capsule& owner);

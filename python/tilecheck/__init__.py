@@ -4,6 +4,8 @@ from ._api import (V1_FORMAT, CaseData, Error, Mismatch, Result, assert_close, c
                    reference, set_error_map_dir)
 from ._data import set_fixtures
 from ._kernel import Kernel
+from ._operands import Format, KernelOperands, format_of, kernel_operands
 
-__all__ = ["CaseData", "Error", "Mismatch", "Result", "assert_close", "cases", "catalogue", "judge", "Kernel", "load",
-           "reference", "set_error_map_dir", "set_fixtures", "V1_FORMAT"]
+__all__ = ["CaseData", "Error", "Format", "Kernel", "KernelOperands", "Mismatch", "Result", "assert_close", "cases",
+           "catalogue", "format_of", "judge", "kernel_operands", "load", "reference", "set_error_map_dir",
+           "set_fixtures", "V1_FORMAT"]

@@ -147,6 +147,7 @@ void write_perturb_json(const std::string& path, const PerturbRun& run, const Pe
                               {"interrupted", run.interrupted},
                               {"out_of_time", run.out_of_time},
                               {"passed", perturbation_passed(run)},
+                              {"not_in_matrix", header.not_in_matrix},
                               {"counts",
                                {{"cells", n.cells},
                                 {"failed", n.failed},

@@ -162,7 +162,7 @@ def test_a_kernel_library_loads_and_lists_its_configurations():
     assert kernel.name == "tilecheck-marlin" and kernel.path == path
     assert "m1n8k8g8" in kernel.configs and "m4n16k4gcol" in kernel.configs
     assert f"{len(kernel.configs)} configurations" in repr(kernel)
-    bytes_needed = kernel._library.workspace_size(16, 256, 192, 64, "marlin", "", 2)
+    bytes_needed = kernel._library.workspace_size(16, 256, 192, 64, "marlin", "", 2, "fp16-uint4b8")
     assert bytes_needed > 0  # its locks
 
 

@@ -1,5 +1,6 @@
 """On a GPU machine: the example on CUDA tensors, judged straight from the device tensor; our kernel
-run through its plugin library from Python (tilecheck.Kernel) and judged; and the judging time of a
+run through its plugin library from Python (tilecheck.Kernel) and judged, on fp16 tensors and on the
+cases of every ABI 2 format it lists (Kernel.run); and the judging time of a
 16 x 28,672 output (the issue's bar: at most 1.5x the CLI's for the same cell)."""
 import os
 import subprocess
@@ -46,10 +47,22 @@ def test_our_kernel_through_its_plugin_on_cuda_tensors(tilecheck_case):
     tilecheck.assert_close(C, c, sms=3)
 
 
+@pytest.mark.tilecheck(format=None, filter=r"_(fp16|bf16)-")  # the cases of plugin ABI 2's formats
+def test_our_kernel_runs_the_cases_of_every_format_it_lists(tilecheck_case):
+    kernel = kernel_library()
+    if not kernel.implements(tilecheck_case.format):
+        pytest.skip(f"{kernel.name} does not list format {tilecheck_case.format} (it lists {kernel.formats})")
+    if not tilecheck_case.tiles:
+        pytest.skip("no kernel tile fits this shape")
+    C = kernel.run(tilecheck_case.id, sms=3)  # zero points, g_idx and perm as the ABI lays them out
+    assert C.is_cuda and C.shape == (tilecheck_case.M, tilecheck_case.N)
+    tilecheck.assert_close(C, tilecheck_case.id, sms=3)
+
+
 def test_a_kernel_refuses_what_it_cannot_run_with_its_reason():
     kernel = kernel_library()
     c = tilecheck.load(tilecheck.cases(r"_m16_")[0], framework="torch", device="cuda")
-    with pytest.raises(tilecheck.Error, match="scales have shape"):
+    with pytest.raises(tilecheck.Error, match="scales: shape"):
         kernel(c.A, c.B_marlin, c.scales_marlin[:, :8].contiguous(), group=c.group)
     with pytest.raises(tilecheck.Error, match="must be a torch CUDA tensor"):
         kernel(c.A.cpu(), c.B_marlin, c.scales_marlin, group=c.group)

@@ -123,6 +123,7 @@ PerturbHeader example_header() {
   h.rounds = 3;
   h.noise_limit_ms = 10;
   h.time_budget = 60;
+  h.not_in_matrix = {"3 cases: kernel library x does not list format bf16-uint4 (it lists fp16-uint4b8)"};
   return h;
 }
 
@@ -177,6 +178,8 @@ TEST(PerturbReport, WritesEveryCellAsJson) {
   EXPECT_EQ(doc.at("passed"), false);
   EXPECT_EQ(doc.at("out_of_time"), true);
   EXPECT_EQ(doc.at("counts").at("rounds_failed"), 2);
+  EXPECT_EQ(doc.at("not_in_matrix"), nlohmann::json::array({example_header().not_in_matrix[0]}))
+      << "the cases left out for their format, once per format";
   ASSERT_EQ(doc.at("cells").size(), 4u);
   const nlohmann::json& failed = doc.at("cells")[0];
   EXPECT_EQ(failed.at("cell"), "normal_m16_n512_k128_gcol_m1n16k4gcol_marlin_mut06_delay_sms1");

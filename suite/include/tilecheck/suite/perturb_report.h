@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "tilecheck/suite/perturb_run.h"
 #include "tilecheck/suite/run_json.h"
@@ -18,6 +19,9 @@ struct PerturbHeader {
   int rounds = 0;
   double noise_limit_ms = 0;
   double time_budget = 0;  // 0: none
+  // The cases left out for their format, one line per format (library_cells' not_in_matrix): the
+  // JSON keeps them; the command prints them before its rounds, as tilecheck run does.
+  std::vector<std::string> not_in_matrix;
 };
 
 // Counts over a run's cells, by cell_verdict.
