@@ -29,8 +29,8 @@ def table(cells, title=None):
         status = normalise(c["status"])
         row["count"][status] += 1
         if status == "pass":
-            row["ulp"] = max(row["ulp"], c.get("worst_ulp", 0))
-            row["util"] = max(row["util"], c.get("worst_utilization", 0.0))
+            row["ulp"] = max(row["ulp"], c.get("worst_ulp") or 0)
+            row["util"] = max(row["util"], c.get("worst_utilization") or 0.0)  # null: an exact cell, no bound
         elif c.get("message"):
             text = c["message"]
             row["why"][text if text.upper().startswith(status.upper() + ":") else f"{status}: {text}"] += 1

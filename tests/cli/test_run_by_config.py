@@ -43,6 +43,14 @@ class RunByConfig(unittest.TestCase):
         self.assertNotIn("FAULT: FAULT:", fault)
         self.assertIn("n/a: only the marlin contract (x1)", next(line for line in lines if "| fp32 |" in line))
 
+    def test_exact_cells_have_no_bound_use(self):
+        # An exact-family cell (no bound) writes null for its bound use; vLLM's run on the H200 had them.
+        cells = [cell("m1n8k4gcol", "marlin", "pass", ulp=2, util=None),
+                 cell("m1n8k4gcol", "marlin", "pass", ulp=None, util=0.75)]
+        r = self.run_script({"cells": cells})
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("| m1n8k4gcol | marlin | 2 | 2 | 0 | 0 | 0 | 0 | 0 | 2 / 0.75 |  |", r.stdout.splitlines())
+
     def test_unreadable_file_is_exit_2(self):
         r = self.run_script("{not json")
         self.assertEqual(r.returncode, 2)
