@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# A GPU session's pipeline on the lent H200, run across several device calls: the first call starts it
+# detached (setsid: a call's end kills its own process group, and the pipeline must outlive it), every
+# call waits for it up to SECONDS and sends back the log and a tarball of the results.
+#   scripts/device-pipeline.sh poll SECONDS [STEP ...]    default steps: build ours vllm kill bench label
+#   scripts/device-pipeline.sh --help
+# Steps (each logs one line or more to summary.txt; a step past the deadline is skipped):
+#   build    configure the gpu preset with the peers and every mutant, build all, golden regenerate --all
+#   ours     tilecheck run on our kernel (every format it lists)
+#   vllm     tilecheck run on both vLLM variants, then their ctest processes (label gpu)
+#   kill     our kill matrix (scripts/mutation-matrix.py), mutants 1..TC_MUTANT_MAX
+#   race     racecheck on vLLM, one configuration per process, 2 configurations (source lines)
+#   bench    three kernels, marlin contract, each on its own choice (3 shapes x 5 M x 2 groups)
+#   label    a default GPU build (build/plain) and ctest -L gpu -j 16 on it, output on failure
+# Environment: PEERS (default .peers: ist-marlin/marlin/ and vllm/ as docs/vllm-marlin.md lists),
+# OUTDIR (default /tmp/tc-pipeline), DEADLINE (seconds from the start; default 1500), $OUT (the device
+# tool's folder for files sent back). The peers' files are never written into the repository.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+R=$PWD
+O=${OUTDIR:-/tmp/tc-pipeline}
+PEERS=$(realpath -m "${PEERS:-.peers}")
+mode=${1:-}
+case $mode in
+  -h|--help|"") sed -n '2,20p' "$0"; exit 0 ;;
+  poll) ;;
+  pipeline) ;;
+  *) echo "device-pipeline: unknown mode '$mode' (expected poll or --help)" >&2; exit 2 ;;
+esac
+
+if [ "$mode" = poll ]; then
+  wait_s=${2:?"device-pipeline: poll needs SECONDS"}
+  shift 2
+  mkdir -p "$O"
+  if [ ! -f "$O/pid" ]; then
+    setsid nohup bash "$R/scripts/device-pipeline.sh" pipeline "$@" > "$O/pipeline.out" 2>&1 < /dev/null &
+    echo $! > "$O/pid"
+  fi
+  end=$(( $(date +%s) + wait_s ))
+  while kill -0 "$(cat "$O/pid")" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do sleep 5; done
+  kill -0 "$(cat "$O/pid")" 2>/dev/null && echo "STILL RUNNING" || echo "PIPELINE DONE"
+  tail -40 "$O/summary.txt" 2>/dev/null
+  if [ -n "${OUT:-}" ]; then  # the device tool sends back at most 8 files
+    cp "$O/summary.txt" "$OUT/" 2>/dev/null
+    tar -C "$(dirname "$O")" -czf "$OUT/pipeline.tgz" --exclude='*.raw.log' "$(basename "$O")"
+  fi
+  exit 0
+fi
+
+shift
+steps=${*:-build ours vllm kill bench label}
+export PATH=/usr/local/cuda/bin:$PATH
+T0=$(date +%s)
+DEADLINE=${DEADLINE:-1500}
+B=build/gpu
+K=$B/kernel
+TC=$B/cli/tilecheck
+log() { echo "[+$(( $(date +%s) - T0 ))s $(date +%T)] $*" >> "$O/summary.txt"; }
+left() { echo $(( DEADLINE - ($(date +%s) - T0) )); }
+has() { case " $steps " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+since() { echo $(( $(date +%s) - $1 )); }
+log "device: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader); $(nvcc --version | grep -o 'release [0-9.]*'); $(nproc) cores; tree $(git rev-parse --short HEAD 2>/dev/null) + $(git status --short | wc -l) changed; steps: $steps"
+
+if has build; then
+  max=$(grep -oE '= [0-9]+,' kernel/src/variants.h | grep -oE '[0-9]+' | sort -n | tail -1)
+  ext="$R/$K/libtc_vllm_marlin.so;$R/$K/libtc_vllm_marlin_fp16_reduce.so"
+  cmake --preset gpu "-DTC_MUTANT_LIST=$(seq -s';' 1 "$max")" "-DTC_IST_MARLIN_SRC=$PEERS/ist-marlin/marlin" \
+    "-DTC_VLLM_MARLIN_SRC=$PEERS/vllm" -DTC_DELAY_VARIANTS=OFF "-DTC_EXTERNAL_KERNELS=$ext" \
+    "-DTC_SANITIZER_SOURCE_DIRS=$PEERS/vllm/csrc/quantization/marlin" > "$O/configure.log" 2>&1
+  log "configure (mutants 1-$max) exit $?"
+  t=$(date +%s); cmake --build $B --target tilecheck tc_kernel_upstream > "$O/build1.log" 2>&1
+  log "build tilecheck + our kernel exit $? ($(since "$t") s)"
+  ( $TC golden regenerate --all > "$O/golden.log" 2>&1; echo "golden regenerate --all exit $?" > "$O/golden.done" ) &
+  gpid=$!
+  t=$(date +%s); cmake --build $B -- -k 0 > "$O/build-all.log" 2>&1; log "build all exit $? ($(since "$t") s)"
+  grep -E "warning|error" "$O/build-all.log" | grep -v "^\[" | sort | uniq -c | sort -rn | head -10 >> "$O/summary.txt"
+  wait $gpid; log "$(cat "$O/golden.done")"
+fi
+
+if has label; then  # the default build beside the rest; its label runs at the end, alone
+  ( cmake --preset default -B build/plain -DCMAKE_CUDA_ARCHITECTURES=90 > "$O/plain-configure.log" 2>&1 &&
+    nice cmake --build build/plain > "$O/plain-build.log" 2>&1; echo "default build exit $?" > "$O/plain.done" ) &
+  ppid=$!
+fi
+
+if has ours; then
+  t=$(date +%s); $TC run --kernel $K/libtc_kernel_upstream.so --json "$O/run-ours.json" > "$O/run-ours.txt" 2> "$O/run-ours.progress"
+  log "run ours exit $? ($(since "$t") s): $(grep -E '^[0-9]+ cells:' "$O/run-ours.txt")"
+  grep -E "^  (FAIL|FAULT|HANG|ERROR)" "$O/run-ours.txt" | head -10 >> "$O/summary.txt"
+fi
+
+if has kill; then
+  ( t=$(date +%s); python3 scripts/mutation-matrix.py --build $B --jobs 8 --sanitizers needed --out "$O/kill-matrix-ours.md" > "$O/kill-matrix-ours.log" 2>&1
+    log "kill matrix ours exit $? ($(since "$t") s)"; grep -E "^\| (clean|[0-9]+ )" "$O/kill-matrix-ours.log" >> "$O/summary.txt" ) &
+  kpid=$!
+fi
+
+if has vllm; then
+  for v in tc_vllm_marlin tc_vllm_marlin_fp16_reduce; do
+    t=$(date +%s); $TC run --kernel "$K/lib$v.so" --json "$O/run-$v.json" > "$O/run-$v.txt" 2> "$O/run-$v.progress"
+    log "run $v exit $? ($(since "$t") s): $(grep -E '^[0-9]+ cells:' "$O/run-$v.txt")"
+    python3 scripts/run-by-config.py "$O/run-$v.json" > "$O/run-$v-by-config.md" 2>&1
+  done
+  t=$(date +%s)
+  ctest --preset gpu -L gpu -R '[.]tc_vllm_marlin(_fp16_reduce)?([.]|$)' -j 12 --output-on-failure > "$O/ctest-vllm.log" 2>&1
+  log "ctest -L gpu vLLM exit $? ($(since "$t") s): $(grep -E 'tests passed|tests failed' "$O/ctest-vllm.log")"
+fi
+
+if has race; then  # two configurations, one process each: enough to name every distinct pair of lines
+  t=$(date +%s)
+  timeout 400 python3 tests/sanitizer/run_sanitizer.py --tool racecheck --suite $B/tests/suite/suite_gpu_tests \
+    --kernel $K/libtc_vllm_marlin.so --per-config --jobs 2 --allow-na --timeout 380 \
+    --filter 'Sanitize/*_m1n8k8g8_*:Sanitize/*_m1n8k8gcol_*' --log "$O/racecheck-vllm.log" \
+    --source-dir "$PEERS/vllm/csrc/quantization/marlin" --allowlist tests/sanitizer/allowlist.txt > "$O/racecheck-vllm.txt" 2>&1
+  log "racecheck vLLM (m1n8k8g8, m1n8k8gcol) exit $? ($(since "$t") s)"
+  tail -20 "$O/racecheck-vllm.txt" >> "$O/summary.txt"
+fi
+
+[ -n "${kpid:-}" ] && wait "$kpid"
+
+if has label; then
+  wait "$ppid"; log "$(cat "$O/plain.done")"
+  t=$(date +%s); ctest --test-dir build/plain -L gpu -j 16 --output-on-failure > "$O/ctest-gpu-plain.log" 2>&1
+  log "ctest -L gpu (default build) exit $? ($(since "$t") s): $(grep -E 'tests passed|tests failed' "$O/ctest-gpu-plain.log")"
+fi
+
+if has bench; then
+  t=$(date +%s); mkdir -p "$O/bench"
+  for s in "4096 4096" "8192 8192" "8192 28672"; do
+    set -- $s
+    for m in 1 16 32 64 128; do
+      for g in 128 -1; do
+        [ "$(left)" -lt 60 ] && { echo "K$1 N$2 M$m g$g: skipped (deadline)" >> "$O/bench/exits.txt"; continue; }
+        timeout 100 $TC bench --kernel $K/libtc_kernel_upstream.so --kernel $K/libtc_ist_marlin.so \
+          --kernel $K/libtc_vllm_marlin_fp16_reduce.so --config auto --group "$g" -M "$m" -K "$1" -N "$2" \
+          --contract marlin --rounds 3 --config-timeout 30 > "$O/bench/k$1n$2m${m}g$g.txt" 2>&1
+        echo "K$1 N$2 M$m g$g: exit $?" >> "$O/bench/exits.txt"
+      done
+    done
+  done
+  log "three-kernel bench ($(since "$t") s)"
+fi
+log "PIPELINE END"
