@@ -50,14 +50,14 @@ namespace {
 
 constexpr size_t kSamples = 64;
 
+}  // namespace
+
 std::vector<Element> spread_sample(const std::vector<Element>& all, size_t count) {
   if (all.size() <= count) return all;
   std::vector<Element> out;
   for (size_t i = 0; i < count; ++i) out.push_back(all[i * all.size() / count]);
   return out;
 }
-
-}  // namespace
 
 std::vector<Element> failing_elements(const Comparison& c) {
   std::vector<Element> out;
@@ -75,6 +75,15 @@ std::vector<Element> out_of_bound_sample(const Comparison& c, const std::vector<
   for (const Element& f : fails)
     if (c.verdict(f.first, f.second) == static_cast<std::uint8_t>(Verdict::fail_bound)) bound.push_back(f);
   return spread_sample(bound, kSamples);
+}
+
+std::vector<Element> value_failure_sample(const Comparison& c, const std::vector<Element>& fails) {
+  std::vector<Element> valued;
+  for (const Element& f : fails) {
+    const auto v = static_cast<Verdict>(c.verdict(f.first, f.second));
+    if (v == Verdict::fail_bound || v == Verdict::nonfinite) valued.push_back(f);
+  }
+  return spread_sample(valued, kSamples);
 }
 
 size_t needed(size_t n) { return std::max<size_t>(3, (3 * n + 3) / 4); }
