@@ -37,6 +37,8 @@ std::string_view name(HintKind kind) {
     case HintKind::wide_errors: return "wide_errors";
     case HintKind::not_exact: return "not_exact";
     case HintKind::race: return "race";
+    case HintKind::bf16_scale_through_fp16:
+      return "bf16_scale_through_fp16";
   }
   return "?";
 }
@@ -103,7 +105,9 @@ std::vector<Hint> find_hints(const Expectation& e, const Comparison& c) {
   hints::guard_and_rows(e, c, fails, out);
   if (!e.v1_format()) {
     // The value and input hypotheses below decode fp16 bits and uint4b8 codes; for the other
-    // formats only the placement rules, which read verdicts, speak.
+    // formats only their own bugs' hypotheses (in any dtype and code type) and the placement rules,
+    // which read verdicts, speak.
+    hints::bf16_scale_through_fp16(e, c, fails, out);
     hints::slices(e, c, out);
     hints::block(e, c, out);
     hints::layout(e, fails, out);

@@ -37,6 +37,9 @@ enum class HintKind {
   wide_errors,         // T2: errors use much of their allowance (more rounding than the contract)
   not_exact,           // T0 fails while T1 passes: last-bit rounding
   race,                // T3: results differ between repeats
+  // The served formats' bugs, tested on the inputs: got = y* with the bf16 scales converted to fp16
+  // and back.
+  bf16_scale_through_fp16,
 };
 std::string_view name(HintKind kind);
 
