@@ -39,6 +39,8 @@ std::string_view name(HintKind kind) {
     case HintKind::race: return "race";
     case HintKind::bf16_scale_through_fp16:
       return "bf16_scale_through_fp16";
+    case HintKind::zero_point_off_by_one:
+      return "zero_point_off_by_one";
   }
   return "?";
 }
@@ -108,6 +110,7 @@ std::vector<Hint> find_hints(const Expectation& e, const Comparison& c) {
     // formats only their own bugs' hypotheses (in any dtype and code type) and the placement rules,
     // which read verdicts, speak.
     hints::bf16_scale_through_fp16(e, c, fails, out);
+    hints::zero_point_off_by_one(e, c, fails, out);
     hints::slices(e, c, out);
     hints::block(e, c, out);
     hints::layout(e, fails, out);

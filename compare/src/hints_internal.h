@@ -95,6 +95,8 @@ std::string index_ranges(const std::vector<int>& sorted, size_t max_items = 12);
 std::vector<int> tile_columns(const Expectation& e, const std::vector<int>& columns);  // tile_col of each, sorted
 void bf16_scale_through_fp16(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
                              std::vector<Hint>& out);
+void zero_point_off_by_one(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
+                           std::vector<Hint>& out);
 
 // The cross-block reduction done in fp16 (hints_reduction.cpp), tested bit for bit on the elements
 // that differ in tiles reduced across blocks.
