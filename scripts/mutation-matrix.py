@@ -58,8 +58,7 @@ MUTANTS: Dict[int, tuple] = {
          {"fp16_reduction", "multi_slice"}),
     15: ("wrong-column-permutation", "per-column scales read with the grouped permutation", {"column_half", "scale_ratio"}, {"whole_tiles", "column_half"}),
     # The served formats' paths (plugin ABI 2), caught on their cells only (17: no hint expected yet).
-    16: ("bf16-scale-through-fp16", "bf16 scales converted through fp16", {"bf16_scale_through_fp16"},
-         {"bf16_scale_through_fp16"}),
+    16: ("bf16-scale-through-fp16", "bf16 scales converted through fp16", {"bf16_scale_through_fp16"}, {"bf16_scale_through_fp16"}),
     17: ("act-order-scatter", "act-order: A's columns scattered by perm instead of gathered", set(), set()),
 }
 DETECTORS = ["matrix", "determinism", "racecheck", "memcheck"]
