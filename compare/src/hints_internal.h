@@ -86,8 +86,9 @@ int scale_group(const Expectation& e, int k);  // the scale group of row k (act-
 // the scale bits `scale` (grouped: RN_t(v * s); per column: v, the scale comes in the epilogue).
 double format_weight(const Expectation& e, int k, int j, int dz, std::uint16_t scale);
 // How got at (i, j) fits an exact accumulator y with magnitude sum S (a hypothesis's; `scale`: the
-// per-column scale its epilogue uses): bit for bit its rounding, within the element's bound (E
-// widened by S / S*), outside it, or unusable (the bound admits everything, or y* is not finite).
+// per-column scale its epilogue uses): bit for bit its rounding, within the element's bound moved to
+// y (E plus the bound of S - S*), outside it, or unusable (y* not finite, or the bound admits
+// everything). A NaN or Inf y must be one in got: no order of the sum changes it.
 enum class Match { unusable, outside, within, exact };
 Match match(const Expectation& e, const Comparison& c, int i, int j, double y, double S, std::uint16_t scale);
 // "0-3, 8, 12-15" for sorted indices; past `max_items` items, ", ... (n in all)".
