@@ -103,6 +103,9 @@ Expectation format_expectation(const Fixture& f, Contract contract, const Kernel
   e.schedule = std::move(schedule);
   e.A = f.A;
   e.w = f.weights;
+  e.weight_type = w.type;
+  e.zero_points = w.zero_points;
+  e.g_idx = w.g_idx;
   e.ref = std::move(ref);
   return e;
 }

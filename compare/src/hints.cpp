@@ -37,6 +37,10 @@ std::string_view name(HintKind kind) {
     case HintKind::wide_errors: return "wide_errors";
     case HintKind::not_exact: return "not_exact";
     case HintKind::race: return "race";
+    case HintKind::bf16_scale_through_fp16:
+      return "bf16_scale_through_fp16";
+    case HintKind::zero_point_off_by_one:
+      return "zero_point_off_by_one";
   }
   return "?";
 }
@@ -50,14 +54,14 @@ namespace {
 
 constexpr size_t kSamples = 64;
 
+}  // namespace
+
 std::vector<Element> spread_sample(const std::vector<Element>& all, size_t count) {
   if (all.size() <= count) return all;
   std::vector<Element> out;
   for (size_t i = 0; i < count; ++i) out.push_back(all[i * all.size() / count]);
   return out;
 }
-
-}  // namespace
 
 std::vector<Element> failing_elements(const Comparison& c) {
   std::vector<Element> out;
@@ -77,6 +81,15 @@ std::vector<Element> out_of_bound_sample(const Comparison& c, const std::vector<
   return spread_sample(bound, kSamples);
 }
 
+std::vector<Element> value_failure_sample(const Comparison& c, const std::vector<Element>& fails) {
+  std::vector<Element> valued;
+  for (const Element& f : fails) {
+    const auto v = static_cast<Verdict>(c.verdict(f.first, f.second));
+    if (v == Verdict::fail_bound || v == Verdict::nonfinite) valued.push_back(f);
+  }
+  return spread_sample(valued, kSamples);
+}
+
 size_t needed(size_t n) { return std::max<size_t>(3, (3 * n + 3) / 4); }
 
 std::string number(double x, int digits) {
@@ -94,7 +107,10 @@ std::vector<Hint> find_hints(const Expectation& e, const Comparison& c) {
   hints::guard_and_rows(e, c, fails, out);
   if (!e.v1_format()) {
     // The value and input hypotheses below decode fp16 bits and uint4b8 codes; for the other
-    // formats only the placement rules, which read verdicts, speak.
+    // formats only their own bugs' hypotheses (in any dtype and code type) and the placement rules,
+    // which read verdicts, speak.
+    hints::bf16_scale_through_fp16(e, c, fails, out);
+    hints::zero_point_off_by_one(e, c, fails, out);
     hints::slices(e, c, out);
     hints::block(e, c, out);
     hints::layout(e, fails, out);

@@ -2,9 +2,12 @@
 // run in) and the rules, grouped by the evidence they read: hints_placement.cpp (where the
 // failures sit), hints_values.cpp (what the failing values and the tiers' statistics say),
 // hints_scales.cpp (ratios of scales), hints_groups.cpp (a neighbouring group's scale on part of K)
-// hints_codes.cpp (a wrong code mapping) and hints_inputs.cpp (hypotheses tested on the k-chunk sums).
+// hints_codes.cpp (a wrong code mapping), hints_inputs.cpp (hypotheses tested on the k-chunk sums),
+// hints_reduction.cpp (an fp16 reduction) and hints_formats.cpp, hints_bf16.cpp, hints_zero_points.cpp
+// (the served formats' bugs).
 // Each rule appends the hints it finds to `out`.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,12 +18,17 @@ namespace tc::hints {
 
 using Element = std::pair<int, int>;  // (row, column) of the output
 
+// Up to `count` of `all`, evenly spread (all of them when there are no more).
+std::vector<Element> spread_sample(const std::vector<Element>& all, size_t count);
 // Failing elements (verdict != PASS), in row-major order.
 std::vector<Element> failing_elements(const Comparison& c);
 // The hypotheses on the inputs (scale ratios, dropped chunks) are tested on up to 64 out-of-bound
 // elements, spread over the failures, and reported when they explain needed(n) of the n usable.
 std::vector<Element> out_of_bound_sample(const Comparison& c, const std::vector<Element>& fails);
 size_t needed(size_t n);
+// The same spread over the elements that fail on their values (FAIL_BOUND or NONFINITE): the
+// served formats' hypotheses also explain a NaN or an Inf.
+std::vector<Element> value_failure_sample(const Comparison& c, const std::vector<Element>& fails);
 
 // Where the failures sit (hints_placement.cpp).
 void unwritten(const Expectation& e, const Comparison& c, std::vector<Hint>& out);
@@ -69,6 +77,27 @@ bool code_mapping(const Expectation& e, const std::vector<InputSample>& samples,
 bool dropped_chunk(const Expectation& e, const std::vector<InputSample>& samples, std::vector<Hint>& out);
 void low_precision(const Expectation& e, const Comparison& c, const std::vector<InputSample>& samples,
                    std::vector<Hint>& out);
+
+// The served formats' hypotheses (hints_formats.cpp: what they share; hints_bf16.cpp,
+// hints_zero_points.cpp: the rules). Each recomputes y for a failing element under the bug and asks
+// whether got is what a correct kernel could give for that y.
+int scale_group(const Expectation& e, int k);  // the scale group of row k (act-order: g_idx)
+// The weight the MMA sees at (k, j) in the case's format with the zero point read as z + dz and
+// the scale bits `scale` (grouped: RN_t(v * s); per column: v, the scale comes in the epilogue).
+double format_weight(const Expectation& e, int k, int j, int dz, std::uint16_t scale);
+// How got at (i, j) fits an exact accumulator y with magnitude sum S (a hypothesis's; `scale`: the
+// per-column scale its epilogue uses): bit for bit its rounding, within the element's bound moved to
+// y (E plus the bound of S - S*), outside it, or unusable (y* not finite, or the bound admits
+// everything). A NaN or Inf y must be one in got: no order of the sum changes it.
+enum class Match { unusable, outside, within, exact };
+Match match(const Expectation& e, const Comparison& c, int i, int j, double y, double S, std::uint16_t scale);
+// "0-3, 8, 12-15" for sorted indices; past `max_items` items, ", ... (n in all)".
+std::string index_ranges(const std::vector<int>& sorted, size_t max_items = 12);
+std::vector<int> tile_columns(const Expectation& e, const std::vector<int>& columns);  // tile_col of each, sorted
+void bf16_scale_through_fp16(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
+                             std::vector<Hint>& out);
+void zero_point_off_by_one(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
+                           std::vector<Hint>& out);
 
 // The cross-block reduction done in fp16 (hints_reduction.cpp), tested bit for bit on the elements
 // that differ in tiles reduced across blocks.

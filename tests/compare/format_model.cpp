@@ -39,13 +39,20 @@ KernelInputs kernel_inputs(const Fixture& f, Fault fault) {
       const int q = w.codes(k, j);
       int v = code_value(w.type, q, has_zero_points(w.type) ? w.zero_points(g, j) : 0);
       if (fault == Fault::zero_point_off_by_one && has_zero_points(w.type)) v -= 1;
-      if (fault == Fault::uint8_bias_8 && w.type == WeightType::uint8b128) v = q - 8;
-      const double s = to_double(d, used_scale(d, w.scales(g, j), fault));
+      if (fault == Fault::zero_point_down_in_group_0 && has_zero_points(w.type) && g == 0) v += 1;
+      if (fault == Fault::zero_points_ignored || (fault == Fault::uint8_bias_8 && w.type == WeightType::uint8b128))
+        v = q - 8;
+      const int G = static_cast<int>(w.scales.rows());
+      const int gs = fault == Fault::scale_group_off_by_one ? (g + 1) % G : g;
+      const int js = fault == Fault::scale_column_swapped ? j ^ 1 : j;
+      const double s = to_double(d, used_scale(d, w.scales(gs, js), fault));
       in.w(i, j) = per_column ? v : to_double(d, round_to(d, v * s));
     }
   }
   if (per_column)
-    for (int j = 0; j < N; ++j) in.column_scale[j] = to_double(d, used_scale(d, w.scales(0, j), fault));
+    for (int j = 0; j < N; ++j)
+      in.column_scale[j] =
+          to_double(d, used_scale(d, w.scales(0, fault == Fault::scale_column_swapped ? j ^ 1 : j), fault));
   return in;
 }
 
@@ -103,6 +110,14 @@ std::string_view name(Fault f) {
     case Fault::scale_through_fp16: return "bf16_scale_through_fp16";
     case Fault::uint8_bias_8: return "uint8_bias_8";
     case Fault::g_idx_wrong_side: return "g_idx_wrong_side";
+    case Fault::zero_point_down_in_group_0:
+      return "zero_point_down_in_group_0";
+    case Fault::zero_points_ignored:
+      return "zero_points_ignored";
+    case Fault::scale_group_off_by_one:
+      return "scale_group_off_by_one";
+    case Fault::scale_column_swapped:
+      return "scale_column_swapped";
   }
   return "?";
 }
@@ -114,6 +129,12 @@ bool applies(Fault f, const FixtureFormat& format) {
     case Fault::scale_through_fp16: return format.dtype == Dtype::bf16;
     case Fault::uint8_bias_8: return format.weights == WeightType::uint8b128;
     case Fault::g_idx_wrong_side: return format.act_order != ActOrder::none;
+    case Fault::zero_point_down_in_group_0:
+    case Fault::zero_points_ignored:
+      return has_zero_points(format.weights);
+    case Fault::scale_group_off_by_one:  // with grouped scales (G > 1)
+    case Fault::scale_column_swapped:
+      return true;
   }
   return false;
 }

@@ -20,6 +20,11 @@ enum class Fault {
   scale_through_fp16,     // bf16: every scale converted bf16 -> fp16 -> bf16 before use
   uint8_bias_8,           // uint8b128: v = q - 8
   g_idx_wrong_side,       // act-order: kernel row i uses g_idx[i] instead of g_idx[perm[i]]
+  // Bugs the hints must tell apart (tests/compare/hints_formats_test.cpp):
+  zero_point_down_in_group_0,  // uint4: group 0 only, v = q - (z - 1)
+  zero_points_ignored,         // uint4 read as uint4b8: v = q - 8
+  scale_group_off_by_one,      // grouped: row k scaled by group g(k) + 1 (mod G)
+  scale_column_swapped,        // column j scaled by column j ^ 1's scales
 };
 std::string_view name(Fault f);
 bool applies(Fault f, const FixtureFormat& format);  // whether the bug can exist in this format

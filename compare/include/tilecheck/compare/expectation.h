@@ -7,6 +7,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tilecheck/reference/bound.h"
 #include "tilecheck/reference/contract.h"
@@ -40,6 +41,10 @@ struct Expectation {
   Dtype dtype = Dtype::fp16;  // of A, the scales, the expected output and the output judged
   HalfMatrix A;           // (M, K) dtype bits: hints test hypotheses (a dropped k-chunk) on the inputs
   QuantizedWeights w;     // codes (K, N), scales (G, N) in dtype bits; fp16-uint4b8 codes unless `format` says
+  // What the rest of the format says (hints test hypotheses on it: a zero point off by one).
+  WeightType weight_type = WeightType::uint4b8;
+  CodeMatrix zero_points;  // (G, N) 0..15 for uint4; empty otherwise
+  std::vector<int> g_idx;  // act-order: the scale group of each row k of A's columns and the codes
   ReferenceOutput ref;    // y_exact, S, expected (dtype bits): (M, N)
   OutputBounds bounds;    // (M, N)
   TileGrid grid;

@@ -37,6 +37,10 @@ enum class HintKind {
   wide_errors,         // T2: errors use much of their allowance (more rounding than the contract)
   not_exact,           // T0 fails while T1 passes: last-bit rounding
   race,                // T3: results differ between repeats
+  // The served formats' bugs, tested on the inputs: got = y* with the bf16 scales converted to fp16
+  // and back; with the zero points of some groups read as z + 1 or z - 1.
+  bf16_scale_through_fp16,
+  zero_point_off_by_one,
 };
 std::string_view name(HintKind kind);
 
