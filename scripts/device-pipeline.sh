@@ -11,7 +11,8 @@
 #   kill     our kill matrix (scripts/mutation-matrix.py), mutants 1..TC_MUTANT_MAX
 #   race     racecheck on vLLM, one configuration per process, 2 configurations (source lines)
 #   bench    three kernels, marlin contract, each on its own choice (3 shapes x 5 M x 2 groups)
-#   label    a default GPU build (build/plain) and ctest -L gpu -j 16 on it, output on failure
+#   label    a default GPU build (build/plain) and ctest -L gpu -j 16 on it, output on failure; then one
+#            matrix process alone, verbose (each cell's time)
 # Environment: PEERS (default .peers: ist-marlin/marlin/ and vllm/ as docs/vllm-marlin.md lists),
 # OUTDIR (default /tmp/tc-pipeline), DEADLINE (seconds from the start; default 1500), $OUT (the device
 # tool's folder for files sent back). The peers' files are never written into the repository.
@@ -122,6 +123,9 @@ if has label; then
   wait "$ppid"; log "$(cat "$O/plain.done")"
   t=$(date +%s); ctest --test-dir build/plain -L gpu -j 16 --output-on-failure > "$O/ctest-gpu-plain.log" 2>&1
   log "ctest -L gpu (default build) exit $? ($(since "$t") s): $(grep -E 'tests passed|tests failed' "$O/ctest-gpu-plain.log")"
+  # Where one matrix process spends its time (gtest prints each cell's milliseconds): the label's longest tests.
+  t=$(date +%s); ctest --test-dir build/plain -R 'suite_gpu[.]upstream[.]m1n8k8g8$' -V > "$O/suite-gpu-one.log" 2>&1
+  log "suite_gpu.upstream.m1n8k8g8 alone exit $? ($(since "$t") s)"
 fi
 
 if has bench; then
