@@ -3,12 +3,14 @@
 # detached (setsid: a call's end kills its own process group, and the pipeline must outlive it), every
 # call waits for it up to SECONDS and sends back the log and a tarball of the results.
 #   scripts/device-pipeline.sh poll SECONDS [STEP ...]    default steps: build ours vllm kill bench label
+#   (also: perturb, race)
 #   scripts/device-pipeline.sh --help
-# Steps (each logs one line or more to summary.txt; a step past the deadline is skipped):
+# Steps (each logs its lines to summary.txt; the bench skips the points left at DEADLINE):
 #   build    configure the gpu preset with the peers and every mutant, build all, golden regenerate --all
 #   ours     tilecheck run on our kernel (every format it lists)
 #   vllm     tilecheck run on both vLLM variants, then their ctest processes (label gpu)
-#   kill     our kill matrix (scripts/mutation-matrix.py), mutants 1..TC_MUTANT_MAX
+#   kill     our kill matrix (scripts/mutation-matrix.py), every mutant of kernel/src/variants.h
+#   perturb  tilecheck perturb on our kernel, 20 rounds a cell, 120 s (every format it lists)
 #   race     racecheck on vLLM, one configuration per process, 2 configurations (source lines)
 #   bench    three kernels, marlin contract, each on its own choice (3 shapes x 5 M x 2 groups)
 #   label    a default GPU build (build/plain) and ctest -L gpu -j 16 on it, output on failure; then one
@@ -23,7 +25,7 @@ O=${OUTDIR:-/tmp/tc-pipeline}
 PEERS=$(realpath -m "${PEERS:-.peers}")
 mode=${1:-}
 case $mode in
-  -h|--help|"") sed -n '2,20p' "$0"; exit 0 ;;
+  -h|--help|"") sed -n '2,/^set -uo/p' "$0" | grep '^#' | cut -c3-; exit 0 ;;
   poll) ;;
   pipeline) ;;
   *) echo "device-pipeline: unknown mode '$mode' (expected poll or --help)" >&2; exit 2 ;;
@@ -105,6 +107,12 @@ if has vllm; then
   t=$(date +%s)
   ctest --preset gpu -L gpu -R '[.]tc_vllm_marlin(_fp16_reduce)?([.]|$)' -j 12 --output-on-failure > "$O/ctest-vllm.log" 2>&1
   log "ctest -L gpu vLLM exit $? ($(since "$t") s): $(grep -E 'tests passed|tests failed' "$O/ctest-vllm.log")"
+fi
+
+if has perturb; then  # every format our kernel lists, under noise: expected clean
+  t=$(date +%s); $TC perturb --kernel $K/libtc_kernel_upstream.so --rounds 20 --time-budget 120 --json "$O/perturb-ours.json" \
+    > "$O/perturb-ours.txt" 2> "$O/perturb-ours.progress"
+  log "perturb ours exit $? ($(since "$t") s): $(grep -E '^perturb:' "$O/perturb-ours.txt")"
 fi
 
 if has race; then  # two configurations, one process each: enough to name every distinct pair of lines
