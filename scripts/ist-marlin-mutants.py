@@ -6,14 +6,20 @@ planted on the description's base: upstream with the fix its `base` line names a
 each mutant's only bug is its own and the kill matrix's control (the base) raises no alarm of
 upstream's real races (docs/mutation-upstream.md).
 
-    ist-marlin-mutants.py --upstream DIR|FILE --out DIR [--mutants all|u01,3,...] [--fixes all|f01,...]
+    ist-marlin-mutants.py [--description FILE] --upstream DIR|FILE --out DIR [--mutants all|u01,3,...] [--fixes all|f01,...]
     ist-marlin-mutants.py --list [--description FILE]
     ist-marlin-mutants.py --check --upstream DIR|FILE [--mutants ...] [--fixes ...]
 
 --upstream names upstream's checkout directory (what -DTC_IST_MARLIN_SRC names) or the file itself;
 its SHA-256 must be the one the description records, or nothing is written. Each selected mutant is
 written to <out>/<id>/marlin_cuda_kernel.cu, only when its content changed (so that a build tool
-recompiles only the mutants whose edits changed). --out must not lie in the repository's source tree
+recompiles only the mutants whose edits changed).
+
+A description of several files (--description plugins/vllm-marlin/mutants.txt: vLLM's Marlin, whose
+kernel includes one file of it from another; docs/mutation-vllm.md) takes the directory that holds
+them at their repository paths (what -DTC_VLLM_MARLIN_SRC names), checks every file's SHA-256, and
+writes every described file, edited or not, to <out>/<id>/<its repository path>: a mutant's copies
+then include one another. Its mutants' ids may start with another letter (vNN). --out must not lie in the repository's source tree
 (a build tree inside it, with its CMakeCache.txt, is fine): upstream's text never enters the
 repository. --fixes selects fixes (written like mutants; alone, it writes no mutant). --check
 applies the selected mutants and fixes (all by default) without writing anything. --list prints the
@@ -27,7 +33,7 @@ import hashlib
 import os
 import re
 import sys
-from typing import Optional, Sequence
+from typing import Dict, Optional, Sequence
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
@@ -65,11 +71,14 @@ def apply_edit(content: str, edit: Edit) -> str:
     return token_pattern(edit.token).sub(lambda _: edit.text, content)
 
 
-def check_hash(data: bytes, d: Description, where: str) -> None:
+def check_hash(data: bytes, d: Description, where: str, path: str = "") -> None:
+    """`path`: which described file (default: the first, upstream_path)."""
+    path = path or d.upstream_path
+    commit, sha256 = d.files.get(path, (d.commit, d.sha256))
     got = hashlib.sha256(data).hexdigest()
-    if got != d.sha256:
-        raise MutantError(f"{where} has sha256 {got}, but {d.path} describes {d.upstream_path} at {d.commit}, "
-                          f"sha256 {d.sha256}: refusing a file its line numbers do not describe")
+    if got != sha256:
+        raise MutantError(f"{where} has sha256 {got}, but {d.path} describes {path} at {commit}, "
+                          f"sha256 {sha256}: refusing a file its line numbers do not describe")
 
 
 def edited(data: bytes, edits: Sequence[Edit]) -> bytes:
@@ -94,6 +103,18 @@ def mutate(data: bytes, mutant, base: Optional[Fix] = None) -> bytes:
     return out
 
 
+def mutate_files(files: Dict[str, bytes], mutant, base: Optional[Fix] = None) -> Dict[str, bytes]:
+    """Every described file (path -> content) with the edits that name it of a fix, or of a mutant on
+    top of `base`'s; a file no edit names stays as it is."""
+    on_base = base is not None and isinstance(mutant, Mutant)
+    start = {p: edited(data, [e for e in base.edits if e.file == p]) if on_base else data for p, data in files.items()}
+    out = {p: edited(data, [e for e in mutant.edits if e.file == p]) for p, data in start.items()}
+    if out == start:
+        kind = "fix" if isinstance(mutant, Fix) else "mutant"
+        raise MutantError(f"{mutant.at}: {kind} {mutant.id} changes nothing")
+    return out
+
+
 def base_of(d: Description) -> Optional[Fix]:
     return d.fixes[d.base] if d.base else None
 
@@ -101,7 +122,7 @@ def base_of(d: Description) -> Optional[Fix]:
 def select(d: Description, spec: str, kind: str = "mutant") -> list:
     """Mutants: 'all' (or empty), or ids separated by ',' or ';': u07, 7 and 07 name the same mutant.
     Fixes (kind "fix"): 'all', '' (none), or ids: f03, 3 and 03 name the same fix."""
-    items, prefix = (d.fixes, "f") if kind == "fix" else (d.mutants, "u")
+    items, prefix = (d.fixes, "f") if kind == "fix" else (d.mutants, d.prefix)
     if spec.strip() == "all" or (kind == "mutant" and not spec.strip()):
         return list(items.values())
     chosen = []
@@ -117,6 +138,32 @@ def select(d: Description, spec: str, kind: str = "mutant") -> list:
 
 def upstream_file(path: str) -> str:
     return os.path.join(path, UPSTREAM_FILE) if os.path.isdir(path) else path
+
+
+def read_upstream(d: Description, where: str) -> Dict[str, bytes]:
+    """Every described file's content, its hash checked. `where`: for a description of one file, the
+    file or the directory holding it (as marlin_cuda_kernel.cu); for several, the directory holding them
+    at their repository paths."""
+    several = len(d.files) > 1
+    if several and not os.path.isdir(where):
+        raise MutantError(f"--upstream {where} is not a directory: {d.path} describes {len(d.files)} files, "
+                          "found at their repository paths under it")
+    out = {}
+    for path in d.files:
+        source = os.path.join(where, path) if several else upstream_file(where)
+        try:
+            with open(source, "rb") as f:
+                out[path] = f.read()
+        except OSError as e:
+            raise MutantError(f"cannot read upstream's file {source}: {e.strerror}")
+        check_hash(out[path], d, source, path)
+    return out
+
+
+def written_path(d: Description, out: str, entry_id: str, path: str) -> str:
+    """Where a described file of a mutant or fix goes: <out>/<id>/marlin_cuda_kernel.cu for a
+    description of one file, else <out>/<id>/<its repository path>."""
+    return os.path.join(out, entry_id, path if len(d.files) > 1 else UPSTREAM_FILE)
 
 
 def inside_source_tree(out: str) -> bool:
@@ -146,24 +193,34 @@ def write_if_changed(path: str, data: bytes) -> bool:
     return True
 
 
+def where(entry, several: bool) -> str:
+    """"lines 1, 2", or with several files "dequant.h lines 245, 283"."""
+    return "; ".join(f"{os.path.basename(f) + ' ' if several else ''}lines {', '.join(map(str, lines))}"
+                     for f, lines in entry.lines_by_file().items())
+
+
 def listing(d: Description) -> str:
     on = f" planted on fix {d.base}" if d.base else ""
-    rows = [f"{d.upstream_path} at {d.commit} (sha256 {d.sha256}), {len(d.mutants)} mutants{on}:"]
+    several = len(d.files) > 1
+    rows = [f"{p} at {c} (sha256 {h})" for p, (c, h) in d.files.items()]
+    rows[-1] += f", {len(d.mutants)} mutants{on}:"
     for m in d.mutants.values():
-        rows.append(f"{m.id}  {m.slug:<26} {m.klass}; lines {', '.join(map(str, m.lines()))}; "
-                    f"expect {' '.join(m.expect)}")
+        rows.append(f"{m.id}  {m.slug:<26} {m.klass}; {where(m, several)}; expect {' '.join(m.expect)}" +
+                    (f"; formats {' '.join(m.formats)}" if m.formats else ""))
     if d.fixes:
         rows.append(f"{len(d.fixes)} fixes (upstream with its real races fixed; not mutants):")
     for f in d.fixes.values():
-        rows.append(f"{f.id}  {f.slug:<26} fixes {' '.join(f.races)}; lines {', '.join(map(str, f.lines()))}")
+        rows.append(f"{f.id}  {f.slug:<26} fixes {' '.join(f.races)}; {where(f, several)}")
     return "\n".join(rows)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--description", default=DEFAULT_DESCRIPTION, help="the mutant descriptions (default %(default)s)")
-    parser.add_argument("--upstream", help="upstream's checkout directory (holding marlin_cuda_kernel.cu) or the file")
-    parser.add_argument("--out", help="directory of the mutants: <out>/<id>/marlin_cuda_kernel.cu (a build tree)")
+    parser.add_argument("--upstream", help="upstream's checkout directory (holding marlin_cuda_kernel.cu) or the file; "
+                                           "for a description of several files, the directory holding them")
+    parser.add_argument("--out", help="directory of the mutants: <out>/<id>/marlin_cuda_kernel.cu, or <out>/<id>/<path> "
+                                      "for each file of a description of several (a build tree)")
     parser.add_argument("--mutants", default=None,
                         help="'all' or ids separated by ',' or ';' (u01, 1); default: all, or none when --fixes is given")
     parser.add_argument("--fixes", default=None,
@@ -181,22 +238,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             raise MutantError("--upstream and one of --out or --check are needed (or --list)")
         if args.out and inside_source_tree(args.out):
             raise MutantError(f"--out {args.out} lies in the repository's source tree: mutants go into a build tree")
-        source = upstream_file(args.upstream)
-        try:
-            with open(source, "rb") as f:
-                data = f.read()
-        except OSError as e:
-            raise MutantError(f"cannot read upstream's file {source}: {e.strerror}")
-        check_hash(data, d, source)
+        files = read_upstream(d, args.upstream)
         chosen = select(d, args.mutants or "all") if args.mutants is not None or args.fixes is None else []
         fixes = select(d, args.fixes if args.fixes is not None else ("all" if args.check else ""), "fix")
         rewritten = 0
         for m in chosen + fixes:
-            mutated = mutate(data, m, base_of(d))
+            mutated = mutate_files(files, m, base_of(d))
             if args.out:
-                rewritten += write_if_changed(os.path.join(args.out, m.id, UPSTREAM_FILE), mutated)
+                rewritten += sum(write_if_changed(written_path(d, args.out, m.id, p), data) for p, data in mutated.items())
         print(f"ist-marlin-mutants: {len(chosen)} mutant(s) and {len(fixes)} fix(es) apply" +
-              (f"; {rewritten} (re)written in {args.out}, the others unchanged" if args.out else ""))
+              (f"; {rewritten} file(s) (re)written in {args.out}, the others unchanged" if args.out else ""))
         return 0
     except MutantError as e:
         print(f"ist-marlin-mutants: error: {e}", file=sys.stderr)
