@@ -20,6 +20,8 @@
 //   0 libtc_vllm_marlin_fp16_reduce.so  use_fp32_reduce = false: fp16 partial sums in C; same epilogue
 // With -DTC_DELAY_VARIANTS also libtc_vllm_marlin_delay.so: variant 1 built from the delay kit's copy of
 // the kernel template (TC_VLLM_MARLIN_DELAY; docs/perturb.md), for the perturbation tier.
+// With -DTC_VLLM_MARLIN_MUTANTS also libtc_vllm_marlin_vNN.so: variant 1 built from a mutant of vLLM's
+// files, with the kernels of the formats the mutant acts on only (docs/mutation-vllm.md).
 // All declare schedule unknown: vLLM's split of K over blocks (two parts, the first whole columns)
 // is not the one reference/schedule.h models.
 #include <cuda_runtime.h>
@@ -42,8 +44,11 @@ namespace {
 using namespace tc::vllm_marlin;
 
 constexpr bool kFp32Reduce = TC_VLLM_MARLIN_FP32_REDUCE != 0;
-// The kernel's commit (marlin_template.h); docs/vllm-marlin.md lists every file's.
-#if TC_VLLM_MARLIN_DELAY
+// The kernel's commit (marlin_template.h); docs/vllm-marlin.md lists every file's. A mutant's library
+// (mutants.cmake) names its own variant, so that its cells are never taken for the clean adapter's.
+#if defined(TC_VLLM_MARLIN_VARIANT)
+constexpr const char* kVariant = TC_VLLM_MARLIN_VARIANT;
+#elif TC_VLLM_MARLIN_DELAY
 constexpr const char* kVariant = "vllm-bc390b9-fp32-reduce-delay";
 #else
 constexpr const char* kVariant = kFp32Reduce ? "vllm-bc390b9-fp32-reduce" : "vllm-bc390b9-fp16-reduce";

@@ -1,0 +1,57 @@
+# The mutation kits' descriptions as CMake reads them (plugins/ist-marlin/mutants.txt,
+# plugins/vllm-marlin/mutants.txt; their format: the top of the first). The writer
+# (scripts/ist-marlin-mutants.py) reads them fully; CMake needs only which entries to build.
+
+# The entries of one kind of `description` ("mutant" uNN/vNN or "fix" fNN) that the selection in
+# `option` names ("all", or a list such as "1;3;u07"), in `out`; a bad or unknown item stops the
+# configure naming it.
+function(tc_mutant_select description kind prefix option out)
+  file(STRINGS ${description} entries REGEX "^[ \t]*${kind}[ \t]+${prefix}[0-9]+[ \t]")
+  set(known "")
+  foreach(entry IN LISTS entries)
+    string(REGEX REPLACE "^[ \t]*${kind}[ \t]+(${prefix}[0-9]+).*$" "\\1" id "${entry}")
+    list(APPEND known ${id})
+  endforeach()
+  set(chosen "")
+  if(${option} STREQUAL "all")
+    set(chosen ${known})
+  elseif(${option})
+    string(REPLACE "," ";" wanted "${${option}}")
+    foreach(item IN LISTS wanted)
+      string(STRIP "${item}" item)
+      string(REGEX REPLACE "^${prefix}?0*([0-9]+)$" "\\1" number "${item}")
+      if(NOT number MATCHES "^[0-9]+$")
+        message(FATAL_ERROR "${option}: '${item}' is not a ${kind} number (expected all, or e.g. ${prefix}03)")
+      endif()
+      if(number LESS 10)
+        set(id ${prefix}0${number})
+      else()
+        set(id ${prefix}${number})
+      endif()
+      if(NOT id IN_LIST known)
+        list(JOIN known " " names)
+        message(FATAL_ERROR "${option}: no ${kind} ${id} in ${description} (it has ${names})")
+      endif()
+      list(APPEND chosen ${id})
+    endforeach()
+    list(REMOVE_DUPLICATES chosen)
+  endif()
+  set(${out} ${chosen} PARENT_SCOPE)
+endfunction()
+
+# The formats mutant `id` of `description` acts on (its `formats:` line, e.g. fp16-uint8b128
+# bf16-uint8b128), as a list in `out`; empty if it has none.
+function(tc_mutant_formats description id out)
+  file(STRINGS ${description} lines)
+  set(current "")
+  set(formats "")
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^[ \t]*(mutant|fix)[ \t]+([a-z][0-9]+)[ \t]")
+      set(current ${CMAKE_MATCH_2})
+    elseif(current STREQUAL id AND line MATCHES "^[ \t]*formats:[ \t]*(.*)$")
+      string(STRIP "${CMAKE_MATCH_1}" value)
+      string(REGEX REPLACE "[ \t]+" ";" formats "${value}")
+    endif()
+  endforeach()
+  set(${out} ${formats} PARENT_SCOPE)
+endfunction()
