@@ -2,7 +2,7 @@
 """The mutation kill matrix: every mutant kernel (kernel/src/variants.h) against the suite's
 detectors, and the clean kernel against the same detectors, in one run on a GPU machine.
 
-    scripts/mutation-matrix.py [--upstream] --build build/gpu [--mutants 1,2 | u01,u02] [--jobs 4] [--out FILE]
+    scripts/mutation-matrix.py [--upstream | --vllm] --build build/gpu [--mutants 1,2 | u01,u02 | v01] [--jobs 4] [--out FILE]
 
 Build the mutants first: cmake --preset gpu -DTC_MUTANT_LIST="1;2;...;15" && cmake --build --preset gpu;
 the determinism detector needs the large fixtures: tilecheck golden regenerate --all (or its cases).
@@ -17,10 +17,13 @@ status 0 only if every mutant is caught and the clean kernel is clean.
 
 --upstream judges upstream IST-DASLab Marlin's mutants (plugins/ist-marlin/mutants.txt) the same way,
 with upstream with its real races fixed (the description's base) as the control (docs/mutation-upstream.md).
+--vllm judges vLLM's Marlin's mutants (plugins/vllm-marlin/mutants.txt, libtc_vllm_marlin_vNN.so) against
+the clean adapter libtc_vllm_marlin.so, on the cells of the formats the chosen mutants act on, with the
+matrix detector by default: the other detectors' cases are fp16 / uint4b8 only (docs/mutation-vllm.md).
+The plans: scripts/mutation_targets.py.
 """
 import argparse
 import concurrent.futures
-import importlib.util
 import json
 import os
 import shutil
@@ -31,45 +34,15 @@ import time
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_spec = importlib.util.spec_from_file_location("ist_marlin_mutants",
-                                               os.path.join(ROOT, "scripts", "ist-marlin-mutants.py"))
-kit = importlib.util.module_from_spec(_spec)  # the upstream mutants' description parser (one parser, two users)
-_spec.loader.exec_module(kit)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from mutation_targets import (DEFAULT_FILTER, MUTANTS, ROOT, TIER_ALLOWLIST, UPSTREAM_DETERMINISM,  # noqa: E402,F401
+                              UPSTREAM_FILTER, UPSTREAM_SANITIZER_FILTERS, VLLM_DESCRIPTION, Target, cmake_cache,
+                              kit, plan_ours, plan_upstream, plan_vllm, vllm_filter)
 
-_spec = importlib.util.spec_from_file_location("kernel_mutants", os.path.join(ROOT, "scripts", "kernel_mutants.py"))
-_mutants = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_mutants)
-MUTANTS: Dict[int, tuple] = _mutants.MUTANTS  # our kernel's mutants, their slugs and expected hints
 DETECTORS = ["matrix", "determinism", "racecheck", "memcheck"]
-DEFAULT_FILTER = r"_(m1n8k8|m2n16k4|m4n16k4)g[a-z0-9]+_[a-z0-9]+_[a-z0-9]+_sms(1|3|7|132)$"
 COLUMNS = list(kit.ALARMS)  # what a table counts; a description's `expect:` names these
-TIER_ALLOWLIST = os.path.join(ROOT, "tests", "sanitizer", "allowlist.txt")
-# Upstream Marlin's configurations (plugins/ist-marlin) bar m1n8k8g8, which faults on sm_90 whatever
-# the source (a compiler fault); its variant "upstream-2f6d7c1[-uNN]" is written with '_' in cell names.
-UPSTREAM_FILTER = r"_(m1n8k8gcol|m[1-4]n16k4g(8|col))_marlin_[a-z0-9_]+_sms(1|3|7|132)$"
-UPSTREAM_DETERMINISM = "Cases/Determinism.*:MarlinContract/Determinism.*"
-UPSTREAM_SANITIZER_FILTERS = {"racecheck": "Sanitize/*-*_m1n8k8g8_*",
-                              "memcheck": "Sanitize/*-*_m1n8k8g8_*"}
 FAILED = ("FAIL", "FAULT", "HANG", "ERROR")
-
-
-@dataclass
-class Target:
-    """What the matrix judges: a clean library and its mutants, and how each detector runs them."""
-    clean: str                                   # the control's library
-    clean_label: str
-    mutants: Dict[object, str]                   # key (ours: 1..15; upstream: "u01") -> library, in order
-    catalogue: Dict[object, tuple]               # key -> (slug, text, cause hints, tile hints)
-    cell_filter: str = DEFAULT_FILTER
-    expect: Dict[object, List[str]] = field(default_factory=dict)   # key -> alarms expected (upstream)
-    classes: Dict[object, str] = field(default_factory=dict)        # key -> bug class (upstream)
-    determinism_filter: str = "Cases/Determinism.*"
-    sanitizer_filters: Dict[str, str] = field(default_factory=dict)  # tool -> gtest filter (else the runner's)
-    sanitizer_args: List[str] = field(default_factory=list)          # e.g. --per-config --allow-na
-    allowlist: str = TIER_ALLOWLIST
-    source_dirs: Dict[str, str] = field(default_factory=dict)        # library -> its source's directory
-    log_dir: str = ""                                                # sanitizer logs kept here (else the runner's)
 
 
 @dataclass
@@ -221,11 +194,10 @@ def failing_cells(label: str, r: Result, shown: int = 4) -> str:
 
 def markdown(clean: Result, mutants: List[tuple], args, target: Optional[Target] = None) -> str:
     catalogue = target.catalogue if target else MUTANTS
-    upstream = bool(target and target.expect)
+    upstream = bool(target and target.expect)  # a peer's kit: a description with expected alarms
     extra = ["caught by", "expected"] if upstream else []
-    title = ": upstream IST-DASLab Marlin (plugins/ist-marlin/mutants.txt)" if upstream else ""
-    lines = ["# Mutation kill matrix" + title, "",
-             f"`scripts/mutation-matrix.py{' --upstream' if upstream else ''} --build {args.build}`"
+    lines = ["# Mutation kill matrix" + (target.title if target else ""), "",
+             f"`scripts/mutation-matrix.py{target.flag if target else ''} --build {args.build}`"
              + (f" `--schedule {args.schedule}`" if getattr(args, "schedule", "") else "")
              + (f" `--detectors {','.join(args.detectors)}`" if getattr(args, "detectors", DETECTORS) != DETECTORS
                 else "")
@@ -252,7 +224,7 @@ def markdown(clean: Result, mutants: List[tuple], args, target: Optional[Target]
         lines.append(f"| {label} | " + " | ".join(cells) +
                      f" | {hint_verdict(r, cause)} | {hint_verdict(r, tiles)} | {sum(r.seconds.values()):.0f} |")
     if upstream:
-        lines += ["", "Mutants (upstream's line numbers):", ""] + \
+        lines += ["", "Mutants (line numbers of the peer's own files):", ""] + \
             [f"- {n} {catalogue[n][0]} ({target.classes[n]}): {catalogue[n][1]}" for n, _ in mutants]
         failing = [failing_cells(label, r) for label, r, _, _, _ in rows if r.failing]
         lines += ["", "Failing cells (the matrix detector):", ""] + (failing or ["- none"])
@@ -263,81 +235,43 @@ def markdown(clean: Result, mutants: List[tuple], args, target: Optional[Target]
     return "\n".join(lines + (["", "Notes:", ""] + notes if notes else [])) + "\n"
 
 
-def plan_ours(args, numbers: List[int]) -> Target:
-    kernel_dir = os.path.join(args.build, "kernel")
-    return Target(os.path.join(kernel_dir, "libtc_kernel_upstream.so"), "clean (upstream)",
-                  {n: os.path.join(kernel_dir, f"libtc_kernel_mut{n:02d}.so") for n in numbers}, MUTANTS,
-                  args.filter or DEFAULT_FILTER)
-
-
-def cmake_cache(build: str, name: str) -> str:
-    try:
-        with open(os.path.join(build, "CMakeCache.txt")) as f:
-            for line in f:
-                if line.startswith(name + ":"):
-                    return line.split("=", 1)[1].strip()
-    except OSError:
-        pass
-    return ""
-
-
-def plan_upstream(args, description) -> Target:
-    """The control and the chosen mutants of upstream's file (kit.MutantError: a bad --mutants). The
-    control is the base the mutants are planted on (upstream with its real races fixed, the
-    description's `base`), or the plain adapter where the description names none."""
-    chosen = kit.select(description, args.mutants)
-    kernel_dir = os.path.join(args.build, "kernel")
-    work = os.path.join(args.build, "mutation-ist-marlin")  # the sanitizer logs
-    base = description.base
-    clean = os.path.join(kernel_dir, f"libtc_ist_marlin_{base}.so" if base else "libtc_ist_marlin.so")
-    label = f"control (ist-marlin {description.commit} + {base})" if base else f"clean (ist-marlin {description.commit})"
-    t = Target(clean, label,
-               {m.id: os.path.join(kernel_dir, f"libtc_ist_marlin_{m.id}.so") for m in chosen},
-               {m.id: (m.slug, m.what, m.cause, m.tiles) for m in chosen}, args.filter or UPSTREAM_FILTER,
-               expect={m.id: m.expect for m in chosen}, classes={m.id: m.klass for m in chosen},
-               determinism_filter=UPSTREAM_DETERMINISM, sanitizer_filters=dict(UPSTREAM_SANITIZER_FILTERS),
-               sanitizer_args=["--per-config", "--allow-na"], allowlist=TIER_ALLOWLIST, log_dir=work)
-    mutant_dir = os.path.join(args.build, "plugins", "ist-marlin", "mutants")
-    t.source_dirs = {lib: os.path.join(mutant_dir, key) for key, lib in t.mutants.items()}
-    if base:
-        t.source_dirs[clean] = os.path.join(mutant_dir, base)
-    else:
-        upstream_src = cmake_cache(args.build, "TC_IST_MARLIN_SRC")
-        if upstream_src:
-            t.source_dirs[clean] = upstream_src
-    return t
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--build", default="build/gpu", help="CMake build directory with the mutant libraries")
     parser.add_argument("--upstream", action="store_true",
                         help="judge upstream Marlin's mutants (libtc_ist_marlin_uNN.so) against their base (upstream "
                              "with its real races fixed)")
-    parser.add_argument("--description", default=kit.DEFAULT_DESCRIPTION, help="with --upstream: the mutant descriptions")
-    parser.add_argument("--mutants", default="", help="comma-separated numbers (--upstream: ids such as u01 or 1); "
-                                                      "default: every mutant")
+    parser.add_argument("--vllm", action="store_true",
+                        help="judge vLLM's Marlin's mutants (libtc_vllm_marlin_vNN.so) against the clean adapter, on the "
+                             "cells of the formats they act on")
+    parser.add_argument("--description", default="",
+                        help="with --upstream or --vllm: the mutant descriptions (default: the mode's mutants.txt)")
+    parser.add_argument("--mutants", default="", help="comma-separated numbers (--upstream, --vllm: ids such as u01, "
+                                                      "v01 or 1); default: every mutant")
     parser.add_argument("--filter", default="", help="the matrix detector's tilecheck run --filter (default: the mode's)")
     parser.add_argument("--timeout", type=float, default=240, help="seconds per detector run")
     parser.add_argument("--jobs", type=int, default=1, help="kernels evaluated at once (each detector is its own process)")
     parser.add_argument("--schedule", default="", choices=["", "model", "unknown"],
                         help="tilecheck run --schedule for the matrix detector: judge with the bounds of Marlin's "
                              "schedule or of any split of K (default: what the library declares)")
-    parser.add_argument("--detectors", default=",".join(DETECTORS),
-                        help="comma-separated detectors to run (default: all)")
+    parser.add_argument("--detectors", default="",
+                        help="comma-separated detectors to run (default: all; --vllm: matrix)")
     parser.add_argument("--sanitizers", default="always", choices=["always", "needed"],
                         help="needed: run racecheck/memcheck on a mutant only if the matrix and determinism did not "
                              "catch it or its description expects the tool (the clean kernel always runs them)")
     parser.add_argument("--out", default="", help="write the markdown table here (default: print it)")
     args = parser.parse_args()
-    args.detectors = [d for d in args.detectors.split(",") if d]
+    if args.upstream and args.vllm:
+        parser.error("--upstream and --vllm: one kit at a time")
+    args.detectors = [d for d in (args.detectors or ("matrix" if args.vllm else ",".join(DETECTORS))).split(",") if d]
     if not args.detectors or any(d not in DETECTORS for d in args.detectors):
         parser.error(f"--detectors '{','.join(args.detectors)}': expected a comma-separated subset of {DETECTORS}")
     if args.jobs < 1:
         parser.error(f"--jobs {args.jobs}: expected a number of kernels at once, 1 or more")
-    if args.upstream:
+    if args.upstream or args.vllm:
+        plan, description = (plan_upstream, kit.DEFAULT_DESCRIPTION) if args.upstream else (plan_vllm, VLLM_DESCRIPTION)
         try:
-            target = plan_upstream(args, kit.load_description(args.description))
+            target = plan(args, kit.load_description(args.description or description))
         except kit.MutantError as e:
             parser.error(str(e))
     else:
@@ -355,9 +289,7 @@ def main() -> int:
         return 77
     missing = [p for p in [target.clean] + list(target.mutants.values()) if not os.path.isfile(p)]
     if missing:
-        how = ("-DTC_IST_MARLIN_SRC and -DTC_IST_MARLIN_MUTANTS (the base fix is built with them)" if args.upstream
-               else "-DTC_MUTANT_LIST")
-        print(f"mutation-matrix: missing kernel libraries {missing}; build with {how}", file=sys.stderr)
+        print(f"mutation-matrix: missing kernel libraries {missing}; build with {target.build_hint}", file=sys.stderr)
         return 2
     kernels = [("clean", target.clean, None)] + [(f"mutant {n}", lib, n) for n, lib in target.mutants.items()]
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:  # processes share the GPU

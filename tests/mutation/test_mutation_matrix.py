@@ -1,5 +1,5 @@
 """The kill-matrix script's own logic, without a GPU: the table it writes and its verdicts, for our
-kernel's mutants and (--upstream) for upstream Marlin's, with fake detector runs."""
+kernel's mutants, (--upstream) for upstream Marlin's and (--vllm) for vLLM's, with fake detector runs."""
 import importlib.util
 import json
 import os
@@ -234,6 +234,88 @@ class Upstream(unittest.TestCase):
         self.assertIn("unknown mutant 'u99'", p.stderr)
         if shutil.which("nvidia-smi") is None:
             p = subprocess.run([sys.executable, script, "--upstream", "--build", self.build], capture_output=True, text=True)
+            self.assertEqual(p.returncode, 77)
+            self.assertIn("SKIPPED", p.stdout)
+
+
+class Vllm(unittest.TestCase):
+    """--vllm: vLLM's Marlin's mutants (plugins/vllm-marlin/mutants.txt) against the clean adapter."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.build = self.tmp.name
+        self.cache(True)
+        self.args = UpstreamArgs(self.build)
+        self.args.detectors = ["matrix"]
+        self.description = mm.kit.load_description(mm.VLLM_DESCRIPTION)
+        self.target = mm.plan_vllm(self.args, self.description)
+
+    def cache(self, formats: bool):
+        with open(os.path.join(self.build, "CMakeCache.txt"), "w") as f:
+            f.write(f"TC_VLLM_MARLIN_FORMATS:BOOL={'ON' if formats else 'OFF'}\n")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_the_plan_names_the_adapter_libraries_and_the_mutants_formats(self):
+        t = self.target
+        self.assertEqual(t.clean, os.path.join(self.build, "kernel", "libtc_vllm_marlin.so"))
+        self.assertEqual(t.clean_label, "clean (vllm-marlin vllm-bc390b9-fp32-reduce)")
+        self.assertEqual(t.mutants["v01"], os.path.join(self.build, "kernel", "libtc_vllm_marlin_v01.so"))
+        self.assertEqual(t.catalogue["v01"][0], "uint8-bias-8")
+        self.assertEqual(t.expect["v01"], ["bound"])
+        self.assertEqual(t.cell_filter, mm.vllm_filter(["fp16-uint8b128", "bf16-uint8b128", "fp16-uint4", "bf16-uint4"]))
+        self.args.mutants = "v01"
+        self.assertEqual(list(mm.plan_vllm(self.args, self.description).mutants), ["v01"])
+        self.args.mutants = "u01"
+        with self.assertRaisesRegex(mm.kit.MutantError, "unknown mutant 'u01'"):
+            mm.plan_vllm(self.args, self.description)
+
+    def test_a_control_without_the_mutants_formats_is_refused(self):
+        self.cache(False)
+        with self.assertRaisesRegex(mm.kit.MutantError, "TC_VLLM_MARLIN_FORMATS=OFF: the control .* lacks fp16-uint8b128"):
+            mm.plan_vllm(self.args, self.description)
+
+    def test_the_filter_takes_the_formats_cells_less_the_controls_own_failures(self):
+        import re
+        f = re.compile(mm.vllm_filter(["fp16-uint8b128", "bf16-uint8b128"]))
+        tail = "_m1n8k8g8_marlin_vllm_bc390b9_fp32_reduce{}_sms7"
+        for variant in ("", "_v01"):
+            self.assertTrue(f.search("normal_m16_n128_k256_g128_marlin_fp16_uint8b128" + tail.format(variant)))
+            self.assertTrue(f.search("normal_m16_n128_k256_g32_marlin_bf16_uint8b128" + tail.format(variant)))
+        self.assertFalse(f.search("normal_m16_n128_k256_g128_marlin" + tail.format("")))        # fp16 / uint4b8
+        self.assertFalse(f.search("normal_m16_n128_k256_g128_marlin_fp16_uint4" + tail.format("")))
+        self.assertFalse(f.search("normal_m16_n128_k256_g32_fp32_fp16_uint8b128_actworst_kpart" + tail.format("")))
+        self.assertFalse(f.search("extremes_m8_n256_k128_gcol_marlin_bf16_uint8b128" + tail.format("_v01")))
+        self.assertTrue(f.search("extremes_m8_n128_k128_g128_fp32_fp16_uint8b128" + tail.format("_v01")))
+        uint4 = re.compile(mm.vllm_filter(["fp16-uint4"]))
+        self.assertTrue(uint4.search("normal_m16_n128_k256_g128_marlin_fp16_uint4" + tail.format("_v02")))
+        self.assertFalse(uint4.search("normal_m16_n128_k512_g128_marlin_fp16_uint4b8_actrandom" + tail.format("")))
+        with self.assertRaisesRegex(mm.kit.MutantError, "pass --filter"):
+            mm.vllm_filter(["fp16-uint4b8"])
+
+    def test_the_matrix_runs_on_the_filter_and_the_table_names_the_kit(self):
+        cells = [cell("a_fp16_uint8b128_m1n8k8g8_marlin_vllm_bc390b9_fp32_reduce_v01_sms7", "m1n8k8g8", "FAIL", bound=9)]
+        with FakeRuns(cells, code=1) as fake:
+            r = mm.evaluate("mutant v01", self.build, self.target.mutants["v01"], self.args, self.target, "v01")
+        (command,) = fake.commands  # the matrix detector only
+        self.assertEqual(command[command.index("--filter") + 1], self.target.cell_filter)
+        text = mm.markdown(mm.Result("clean", alarms={"bound": 0}), [("v01", r)], self.args, self.target)
+        self.assertIn("# Mutation kill matrix: vLLM's Marlin (plugins/vllm-marlin/mutants.txt)", text)
+        self.assertIn("`scripts/mutation-matrix.py --vllm --build", text)
+        self.assertIn("| clean (vllm-marlin vllm-bc390b9-fp32-reduce) |", text)
+        row = next(line for line in text.splitlines() if line.startswith("| v01 uint8-bias-8 |"))
+        self.assertIn("| yes | bound | **bound** |", row)
+
+    def test_the_command_line_without_a_gpu(self):
+        script = os.path.join(HERE, "..", "..", "scripts", "mutation-matrix.py")
+        for extra, message in ((["--upstream"], "one kit at a time"), (["--mutants", "v99"], "unknown mutant 'v99'")):
+            p = subprocess.run([sys.executable, script, "--vllm", "--build", self.build] + extra,
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(message, p.stderr)
+        if shutil.which("nvidia-smi") is None:
+            p = subprocess.run([sys.executable, script, "--vllm", "--build", self.build], capture_output=True, text=True)
             self.assertEqual(p.returncode, 77)
             self.assertIn("SKIPPED", p.stdout)
 
