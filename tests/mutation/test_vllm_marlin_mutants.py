@@ -176,6 +176,14 @@ class RepositoryDescription(unittest.TestCase):
             self.assertLessEqual(set(m.lines()), cited | spans, f"{m.id}: {m.what}")
 
 
+    def test_hint_kinds_are_the_comparators(self):
+        with open(os.path.join(ROOT, "compare", "include", "tilecheck", "compare", "hints.h")) as f:
+            enum = f.read().split("enum class HintKind", 1)[1].split("};", 1)[0]
+        kinds = set(re.findall(r"^\s*([a-z][a-z0-9_]*),", enum, re.M))
+        for m in self.d.mutants.values():
+            self.assertLessEqual(m.cause | m.tiles, kinds, m.id)
+
+
 class RealVllm(unittest.TestCase):
     """Every mutant applies to vLLM's own files: only where TC_VLLM_MARLIN_SRC names them."""
 
