@@ -3,13 +3,14 @@
 # detached (setsid: a call's end kills its own process group, and the pipeline must outlive it), every
 # call waits for it up to SECONDS and sends back the log and a tarball of the results.
 #   scripts/device-pipeline.sh poll SECONDS [STEP ...]    default steps: build ours vllm kill bench label
-#   (also: perturb, race)
+#   (also: vkill, perturb, race)
 #   scripts/device-pipeline.sh --help
 # Steps (each logs its lines to summary.txt; the bench skips the points left at DEADLINE):
-#   build    configure the gpu preset with the peers and every mutant, build all, golden regenerate --all
+#   build    configure the gpu preset with the peers and every mutant (ours, vLLM's), build all, golden regenerate --all
 #   ours     tilecheck run on our kernel (every format it lists)
 #   vllm     tilecheck run on both vLLM variants, then their ctest processes (label gpu)
 #   kill     our kill matrix (scripts/mutation-matrix.py), every mutant of kernel/src/variants.h
+#   vkill    the kill matrix of vLLM's mutants (docs/mutation-vllm.md) against its clean adapter
 #   perturb  tilecheck perturb on our kernel, 20 rounds a cell, 120 s (every format it lists)
 #   race     racecheck on vLLM, one configuration per process, 2 configurations (source lines)
 #   bench    three kernels, marlin contract, each on its own choice (3 shapes x 5 M x 2 groups)
@@ -68,7 +69,7 @@ if has build; then
   max=$(grep -oE '= [0-9]+,' kernel/src/variants.h | grep -oE '[0-9]+' | sort -n | tail -1)
   ext="$R/$K/libtc_vllm_marlin.so;$R/$K/libtc_vllm_marlin_fp16_reduce.so"
   cmake --preset gpu "-DTC_MUTANT_LIST=$(seq -s';' 1 "$max")" "-DTC_IST_MARLIN_SRC=$PEERS/ist-marlin/marlin" \
-    "-DTC_VLLM_MARLIN_SRC=$PEERS/vllm" -DTC_DELAY_VARIANTS=OFF "-DTC_EXTERNAL_KERNELS=$ext" \
+    "-DTC_VLLM_MARLIN_SRC=$PEERS/vllm" -DTC_VLLM_MARLIN_MUTANTS=all -DTC_DELAY_VARIANTS=OFF "-DTC_EXTERNAL_KERNELS=$ext" \
     "-DTC_SANITIZER_SOURCE_DIRS=$PEERS/vllm/csrc/quantization/marlin" > "$O/configure.log" 2>&1
   log "configure (mutants 1-$max) exit $?"
   t=$(date +%s); cmake --build $B --target tilecheck tc_kernel_upstream > "$O/build1.log" 2>&1
@@ -123,6 +124,11 @@ if has race; then  # two configurations, one process each: enough to name every 
     --source-dir "$PEERS/vllm/csrc/quantization/marlin" --allowlist tests/sanitizer/allowlist.txt > "$O/racecheck-vllm.txt" 2>&1
   log "racecheck vLLM (m1n8k8g8, m1n8k8gcol) exit $? ($(since "$t") s)"
   tail -20 "$O/racecheck-vllm.txt" >> "$O/summary.txt"
+fi
+
+if has vkill; then  # vLLM's mutants (plugins/vllm-marlin/mutants.txt) against the clean adapter
+  t=$(date +%s); python3 scripts/mutation-matrix.py --vllm --build $B --jobs 4 --out "$O/kill-matrix-vllm.md" > "$O/kill-matrix-vllm.log" 2>&1
+  log "kill matrix vLLM exit $? ($(since "$t") s)"; grep -E "^\| (clean|control|v[0-9]+ )" "$O/kill-matrix-vllm.log" >> "$O/summary.txt"
 fi
 
 [ -n "${kpid:-}" ] && wait "$kpid"
