@@ -51,11 +51,13 @@ Match match(const Expectation& e, const Comparison& c, int i, int j, double y, d
   const int P = e.numerics.schedule == ScheduleKind::model ? e.grid.at(i, j).slice_count() - 1 : e.max_slices - 1;
   const double extra = std::isfinite(S) ? std::max(0.0, S - S_star) : 0.0;
   const std::vector<double> partials(e.numerics.numerics.partials == Partials::fp16 ? P : 0, extra);
-  const double E = e.bounds.E(i, j) + error_bound(e.dtype, extra, e.shape().K, P, partials);
+  const double ps = partial_scale(e.dtype, scale, e.w.group, epilogue);
+  const double E = e.bounds.E(i, j) + error_bound(e.dtype, extra, e.shape().K, P, partials, ps);
   // Where a partial sum may overflow, as the bounds have it (a partial stored in the dtype is at
-  // most S + E), every result is admissible.
+  // most (S + E) times its scale), every result is admissible.
   const bool dtype_partials = e.numerics.numerics.partials == Partials::fp16 && P > 0;
-  if (accumulator_may_overflow(e.dtype, S, E) || (dtype_partials && S + E >= overflow_threshold(e.dtype)))
+  if (accumulator_may_overflow(e.dtype, S, E) || (dtype_partials && (S + E) * ps >= overflow_threshold(e.dtype)) ||
+      scaled_partial_may_overflow(S, E, P + 1, ps))
     return Match::unusable;
   if (exact) return Match::exact;
   const Admissible near = admissible_output(e.dtype, y, E, scale, e.w.group, epilogue);

@@ -23,7 +23,7 @@ void nonfinite(const Expectation& e, const Comparison& c, const std::vector<Elem
   std::string why = "an uninitialised or poisoned shared-memory read (a missing cp.async wait or barrier), an "
                     "fp16 partial sum that overflowed, or a non-finite input reaching the wrong element";
   if (overflow > 0 && overflow == inf && nan == 0)
-    why = is_per_column(e.w.group) && e.numerics.numerics.epilogue == Epilogue::scale_then_round
+    why = is_per_column(e.w.group) && e.numerics.numerics.epilogue != Epilogue::round_then_scale
               ? "the unscaled sum exceeds 65504: the kernel rounds to fp16 before applying the per-column scale "
                 "(the marlin epilogue) while the numerics judged scale first"
               : "the unscaled sum exceeds 65504 before scaling";

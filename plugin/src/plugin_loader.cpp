@@ -20,7 +20,7 @@ constexpr size_t kMessageCapacity = 1024;
 // A declared enum field: 1 + the index of its C++ value, as plugin.h numbers them.
 static_assert(TC_ACCUMULATOR_FP16 == 1 + static_cast<int>(Accumulator::fp16) &&
               TC_PARTIALS_FP32 == 1 + static_cast<int>(Partials::fp32) &&
-              TC_EPILOGUE_SCALE_THEN_ROUND == 1 + static_cast<int>(Epilogue::scale_then_round) &&
+              TC_EPILOGUE_SCALE_BEFORE_REDUCE == 1 + static_cast<int>(Epilogue::scale_before_reduce) &&
               TC_SCHEDULE_UNKNOWN == 1 + static_cast<int>(ScheduleKind::unknown));
 template <typename Enum>
 bool declared_enum(int value, int count, Enum& out) {
@@ -35,9 +35,10 @@ std::string decode(const tc_numerics& n, KernelNumerics& out) {
     return cat("accumulator=", n.accumulator, " (expected TC_ACCUMULATOR_FP32=1 or TC_ACCUMULATOR_FP16=2)");
   if (!declared_enum(n.partials, 2, out.numerics.partials))
     return cat("partials=", n.partials, " (expected TC_PARTIALS_FP16=1 or TC_PARTIALS_FP32=2)");
-  if (!declared_enum(n.epilogue, 2, out.numerics.epilogue))
+  if (!declared_enum(n.epilogue, 3, out.numerics.epilogue))
     return cat("epilogue=", n.epilogue,
-               " (expected TC_EPILOGUE_ROUND_THEN_SCALE=1 or TC_EPILOGUE_SCALE_THEN_ROUND=2)");
+               " (expected TC_EPILOGUE_ROUND_THEN_SCALE=1, TC_EPILOGUE_SCALE_THEN_ROUND=2 or "
+               "TC_EPILOGUE_SCALE_BEFORE_REDUCE=3)");
   if (!declared_enum(n.schedule, 2, out.schedule))
     return cat("schedule=", n.schedule, " (expected TC_SCHEDULE_MARLIN_STRIPED=1 or TC_SCHEDULE_UNKNOWN=2)");
   if (n.min_k_slice < 0 || n.min_k_slice % 16 != 0)

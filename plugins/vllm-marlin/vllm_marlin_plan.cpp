@@ -326,4 +326,11 @@ PlanResult plan_problem(const tc_problem& p, bool fp32_reduce, const DeviceLimit
   return result;
 }
 
+tc_numerics declared_numerics(const Plan& plan) {
+  const bool eight_bit = plan.format.weight_type == TC_WEIGHT_UINT8B128;
+  return {TC_ACCUMULATOR_FP32, plan.fp32_reduce ? TC_PARTIALS_FP32 : TC_PARTIALS_FP16,
+          eight_bit ? TC_EPILOGUE_SCALE_BEFORE_REDUCE : TC_EPILOGUE_ROUND_THEN_SCALE, TC_SCHEDULE_UNKNOWN,
+          plan.min_k_slice};
+}
+
 }  // namespace tc::vllm_marlin

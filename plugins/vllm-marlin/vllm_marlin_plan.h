@@ -154,6 +154,14 @@ using BuiltPredicate = std::function<bool(const Instance&)>;
 PlanResult plan_problem(const tc_problem& problem, bool fp32_reduce, const DeviceLimits& device,
                         const BuiltPredicate& built);
 
+// The arithmetic of a planned problem's kernels (tc_plugin_numerics; marlin_template.h): fp32
+// accumulators from sm_80 on; partial sums between blocks in fp32 (fp32_reduce, global_reduce_fp32)
+// or in C, of C's type (global_reduce_fp16); per-column scales: 4-bit codes round the output to C's
+// type and then multiply (write_result): round-then-scale; 8-bit codes multiply each block's fp32
+// sums before the reduction between blocks (scale_float) and round the total once:
+// scale-before-reduce; schedule unknown, with the plan's shallowest tile as min_k_slice.
+tc_numerics declared_numerics(const Plan& plan);
+
 // marlin.cu's shared-memory estimate of one kernel (get_kernel_cache_size), bytes, for 16-bit
 // activations, integer codes of `weight` (zero points for uint4) and 4 stages. group_size is
 // vLLM's: -1 per column, 0 for the act-order kernel (a shard of K: scales cached in chunks, g_idx in

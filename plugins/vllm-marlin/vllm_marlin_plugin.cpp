@@ -218,15 +218,7 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_numerics(const tc_problem* p, tc_numerics* 
   Plan plan;
   const tc_status planned = plan_for(p, plan, message, capacity);
   if (planned != TC_OK) return planned;
-  // marlin_template.h: fp32 MMA accumulators from sm_80 on; partial sums between blocks in C_tmp as
-  // fp32 (global_reduce_fp32) or in C, of C's type (global_reduce_fp16). Per-column scales: 4-bit codes
-  // multiply the output after it is rounded to C's type (write_result); 8-bit codes multiply each
-  // block's fp32 sums before the reduction between blocks (scale_float), the rounding to C's type
-  // after. The shallowest k-slice a block sums is one tile.
-  const bool scale_fp32 = plan.format.weight_type == TC_WEIGHT_UINT8B128;
-  *numerics = {TC_ACCUMULATOR_FP32, kFp32Reduce ? TC_PARTIALS_FP32 : TC_PARTIALS_FP16,
-               scale_fp32 ? TC_EPILOGUE_SCALE_THEN_ROUND : TC_EPILOGUE_ROUND_THEN_SCALE, TC_SCHEDULE_UNKNOWN,
-               plan.min_k_slice};
+  *numerics = declared_numerics(plan);  // vllm_marlin_plan.h says what and why
   return TC_OK;
 }
 

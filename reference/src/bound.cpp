@@ -28,8 +28,10 @@ Admissible from_candidates(Dtype d, std::uint16_t a, std::uint16_t b) {
 }
 
 // The epilogue in the dtype t, on a value known exactly in double (an endpoint or an infinite y*):
-// grouped RN_t(acc); per column RN_t(RN_t(acc) * s) or RN_t(RN32(acc * s)). Both products are
-// exact in double or (endpoints) widened past its rounding by kWiden.
+// grouped RN_t(acc); per column RN_t(RN_t(acc) * s) or RN_t(RN32(acc * s)), the latter also for
+// scale_before_reduce (its total of scaled fp32 partials is within E * |s| of acc * s, an fp32 value:
+// RN_t of it lies between the endpoints' RN_t(RN32(.))). Both products are exact in double or
+// (endpoints) widened past its rounding by kWiden.
 std::uint16_t endpoint_epilogue(Dtype d, double acc, double s, int group, Epilogue epilogue) {
   if (!is_per_column(group)) return round_to(d, acc);
   if (epilogue == Epilogue::round_then_scale) return round_to(d, to_double(d, round_to(d, acc)) * s);
@@ -83,13 +85,23 @@ Admissible admissible_output(double y, double E, half_bits scale, int group, Con
   return admissible_output(Dtype::fp16, y, E, scale, group, contract_numerics(contract).epilogue);
 }
 
-double error_bound(Dtype d, double S, int K, int cross_block_adds, const std::vector<double>& partial_S) {
-  const double g = gamma(K + cross_block_adds, kAccumulatorUnit);
+double error_bound(Dtype d, double S, int K, int cross_block_adds, const std::vector<double>& partial_S,
+                   double partial_scale) {
+  // Scaled partials (several slices): each product's chain passes one more fp32 rounding, its
+  // slice's scaling. With one slice that scaling is the epilogue's RN32, mapped exactly.
+  const bool scaled = partial_scale != 1.0 && cross_block_adds > 0;
+  const double g = gamma(K + cross_block_adds + (scaled ? 1 : 0), kAccumulatorUnit);
   double E = g * S;
   // fp16 inputs keep every product and partial sum a multiple of 2^-48, normal in fp32; bf16
   // products reach 2^-266, so each product and addition may also lose fp32's subnormal spacing.
   if (d == Dtype::bf16) E += (2.0 * K + cross_block_adds) * kAccumulatorUnderflow * (1 + g);
-  const double u = unit_roundoff(d), subnormal_error = min_subnormal(d) / 2;
+  // A scaled value (bf16: the P + 1 scalings and P additions of scaled sums) loses up to fp32's
+  // subnormal spacing in scaled units, 2^-149 / |s| in the accumulator's; a zero scale makes every
+  // scaled value an exact zero. (fp16: a scaled per-column sum is a multiple of 2^-48, normal.)
+  const double in_accumulator_units = scaled && partial_scale > 0 ? 1.0 / partial_scale : scaled ? 0.0 : 1.0;
+  if (d == Dtype::bf16 && scaled)
+    E += (2.0 * cross_block_adds + 1) * kAccumulatorUnderflow * in_accumulator_units * (1 + g);
+  const double u = unit_roundoff(d), subnormal_error = min_subnormal(d) / 2 * in_accumulator_units;
   for (double Sj : partial_S) {
     // The stored partial is at most its exact magnitude sum plus every error made so far.
     E += u * (Sj + E) + subnormal_error;
@@ -102,5 +114,15 @@ double error_bound(double S, int K, int cross_block_adds, const std::vector<doub
 }
 
 bool accumulator_may_overflow(Dtype d, double S, double E) { return d == Dtype::bf16 && S + E >= kFp32Max; }
+
+double partial_scale(Dtype d, std::uint16_t scale, int group, Epilogue epilogue) {
+  if (!is_per_column(group) || epilogue != Epilogue::scale_before_reduce) return 1.0;
+  const double s = std::fabs(to_double(d, scale));
+  return std::isnan(s) ? 1.0 : s;
+}
+
+bool scaled_partial_may_overflow(double S, double E, int slices, double partial_scale) {
+  return slices > 1 && partial_scale != 1.0 && (S + E) * partial_scale >= kFp32Max;
+}
 
 }  // namespace tc

@@ -39,11 +39,14 @@ OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matri
   for (int i = 0; i < M; ++i) {
     for (int j = 0; j < N; ++j) {
       if (dtype_partials) partial_S.assign(max_slices - 1, S(i, j));
-      const double E = error_bound(dtype, S(i, j), K, max_slices - 1, partial_S);
+      const double scale = partial_scale(dtype, scales(0, j), shape.group, numerics.epilogue);
+      const double E = error_bound(dtype, S(i, j), K, max_slices - 1, partial_S, scale);
       Admissible adm = admissible_output(dtype, y_exact(i, j), E, scales(0, j), shape.group, numerics.epilogue);
-      // A stored partial's value is at most S + E: it may overflow from the dtype's threshold on.
-      if (dtype_partials && S(i, j) + E >= overflow) adm.unbounded = true;
+      // A stored partial's value is at most (S + E) times its scale: it may overflow from the dtype's
+      // threshold on.
+      if (dtype_partials && (S(i, j) + E) * scale >= overflow) adm.unbounded = true;
       if (accumulator_may_overflow(dtype, S(i, j), E)) adm.unbounded = true;
+      if (scaled_partial_may_overflow(S(i, j), E, max_slices, scale)) adm.unbounded = true;
       b.key_lo(i, j) = adm.key_lo;
       b.key_hi(i, j) = adm.key_hi;
       b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));

@@ -89,7 +89,7 @@ StoredPartials stored_partials(LazyDoubleA& A, const WeightTile& weight_tile, co
 
 // Each element of the tile: E from its magnitude sum and those of the stored partials, the
 // admissible set through the epilogue, unbounded where a stored partial may round to Inf in the
-// dtype (or the fp32 accumulator overflow, bf16 only).
+// dtype (or the fp32 accumulator overflow, bf16 only, or a partial scaled before the reduction).
 void write_tile_bounds(const BoundProblem& p, const OutputTile& t, int slice_count, const StoredPartials& partials,
                        OutputBounds& b) {
   const bool dtype_partials = p.numerics.partials == Partials::fp16;  // stored in C's dtype
@@ -103,12 +103,14 @@ void write_tile_bounds(const BoundProblem& p, const OutputTile& t, int slice_cou
       } else if (dtype_partials) {
         Sj.assign(slice_count - 1, p.S(i, j));  // each stored partial charged the whole S
       }
-      const double E = error_bound(p.dtype, p.S(i, j), p.K, slice_count - 1, Sj);
+      const double scale = partial_scale(p.dtype, p.scales(0, j), p.group, p.numerics.epilogue);
+      const double E = error_bound(p.dtype, p.S(i, j), p.K, slice_count - 1, Sj, scale);
       Admissible adm = admissible_output(p.dtype, p.y_exact(i, j), E, p.scales(0, j), p.group, p.numerics.epilogue);
       for (size_t q = 0; q < partials.y.size(); ++q)
-        if (std::fabs(partials.y[q](r, c)) + E >= overflow) adm.unbounded = true;
-      if (dtype_partials && !p.precise && slice_count > 1 && p.S(i, j) + E >= overflow) adm.unbounded = true;
+        if ((std::fabs(partials.y[q](r, c)) + E) * scale >= overflow) adm.unbounded = true;
+      if (dtype_partials && !p.precise && slice_count > 1 && (p.S(i, j) + E) * scale >= overflow) adm.unbounded = true;
       if (accumulator_may_overflow(p.dtype, p.S(i, j), E)) adm.unbounded = true;
+      if (scaled_partial_may_overflow(p.S(i, j), E, slice_count, scale)) adm.unbounded = true;
       b.key_lo(i, j) = adm.key_lo;
       b.key_hi(i, j) = adm.key_hi;
       b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));

@@ -45,7 +45,7 @@ ReferenceOutput format_reference_gemm(const HalfMatrix& A, const FormatWeights& 
   require(A.cols() == w.K(), "A has ", A.cols(), " columns, expected K=", w.K());
   const int M = static_cast<int>(A.rows()), N = w.N(), K = w.K();
   const bool per_column = is_per_column(w.group);
-  const bool scale_first = per_column && epilogue == Epilogue::scale_then_round;  // needs the sum of p * s
+  const bool scale_first = per_column && epilogue != Epilogue::round_then_scale;  // needs the sum of p * s
   ReferenceOutput out{F64Matrix(M, N), F64Matrix(M, N), HalfMatrix(M, N)};
   const F64Matrix a = [&] {
     F64Matrix m(M, K);

@@ -17,7 +17,7 @@ Enum parse_enum(std::string_view text, const char* what, const std::string_view 
 
 constexpr std::string_view kAccumulators[] = {"fp32", "fp16"};
 constexpr std::string_view kPartials[] = {"fp16", "fp32"};
-constexpr std::string_view kEpilogues[] = {"round-then-scale", "scale-then-round"};
+constexpr std::string_view kEpilogues[] = {"round-then-scale", "scale-then-round", "scale-before-reduce"};
 constexpr std::string_view kSchedules[] = {"model", "unknown"};
 
 }  // namespace
@@ -41,6 +41,7 @@ Contract epilogue_contract(Epilogue e) {
 
 bool exact_under(const Numerics& n, Contract c) {
   if (n.accumulator != Accumulator::fp32) return false;
+  if (n.epilogue == Epilogue::scale_before_reduce) return false;  // each slice's scaled sum rounds in fp32
   return c == Contract::marlin || n.partials == Partials::fp32;
 }
 

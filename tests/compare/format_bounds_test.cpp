@@ -1,8 +1,8 @@
 // The bounds of the served formats (docs/numerics.md, "Bounds for the served formats") judged end
 // to end through the comparator on every committed schema v2 case: a CPU kernel that obeys the
 // model (truncating fp32 additions in random orders, Marlin's striped schedule at several grid
-// sizes or random splits of K, partials in fp32 or in the dtype, either epilogue order, in the
-// dtype) never fails T1; the classic bugs of each format (a zero point off by one, a bf16 scale
+// sizes or random splits of K, partials in fp32 or in the dtype, every epilogue, in the dtype)
+// never fails T1; the classic bugs of each format (a zero point off by one, a bf16 scale
 // converted through fp16, uint8's bias 8 instead of 128, g_idx read in the wrong order) fail it.
 #include <cctype>
 #include <cstdio>
@@ -37,11 +37,13 @@ const Fixture& fixture(const std::string& id) {
   return it->second;
 }
 
-// Every combination a kernel may declare (the contracts' two and the two mixed ones).
+// Every combination a kernel may declare (the contracts' two, the two mixed ones, and each partial
+// precision scaled before the reduction, as vLLM's Marlin does for 8-bit codes).
 std::vector<Numerics> declarable_numerics() {
   std::vector<Numerics> out;
   for (Partials p : {Partials::fp16, Partials::fp32})
-    for (Epilogue e : {Epilogue::round_then_scale, Epilogue::scale_then_round}) out.push_back({Accumulator::fp32, p, e});
+    for (Epilogue e : {Epilogue::round_then_scale, Epilogue::scale_then_round, Epilogue::scale_before_reduce})
+      out.push_back({Accumulator::fp32, p, e});
   return out;
 }
 

@@ -70,17 +70,22 @@ double slice_sum(const KernelInputs& in, int r, int j, int begin, int end, const
 }
 
 // Slices combined one by one through a stored partial (in the dtype for Partials::fp16), then the
-// epilogue in the dtype.
+// epilogue in the dtype. Scale-before-reduce (vLLM's 8-bit codes per column): each slice's sum times
+// the scale, rounded to nearest in fp32 (an overflow is Inf, and Inf - Inf NaN), before it meets the
+// stored partial; the total is rounded to the dtype with no scale after.
 template <typename SliceSum>
 std::uint16_t finish(const Expectation& e, double scale, size_t slices, SliceSum&& sum) {
   const Dtype d = e.dtype;
+  const bool per_column = is_per_column(e.shape().group);
+  const bool scale_first = per_column && e.numerics.numerics.epilogue == Epilogue::scale_before_reduce;
   double stored = 0;
   for (size_t n = 0; n < slices; ++n) {
     double acc = sum(n);
+    if (scale_first) acc = truncating_fp32::rn32(acc * scale);
     if (n > 0) acc = trunc32(acc + stored);
     stored = e.numerics.numerics.partials == Partials::fp16 && n + 1 < slices ? to_double(d, round_to(d, acc)) : acc;
   }
-  if (!is_per_column(e.shape().group)) return round_to(d, stored);
+  if (!per_column || scale_first) return round_to(d, stored);
   if (e.numerics.numerics.epilogue == Epilogue::round_then_scale) return round_to(d, to_double(d, round_to(d, stored)) * scale);
   return round_to(d, truncating_fp32::rn32(stored * scale));
 }

@@ -3,7 +3,8 @@
 // on. It walks K in the kernel's order (act-order's perm), each thread block's slice sums its 16-deep
 // steps in a random order over 4 warp accumulators with truncating fp32 additions, product by
 // product; the slices combine in reduction order with partials in fp32 or in the dtype (as the
-// numerics declare), then the epilogue in the dtype. Used by tests/compare/format_bounds_test.cpp.
+// numerics declare; scale-before-reduce scales each slice first), then the epilogue in the dtype.
+// Used by tests/compare/format_bounds_test.cpp.
 #pragma once
 #include <cstdint>
 #include <string_view>

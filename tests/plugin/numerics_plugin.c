@@ -3,7 +3,8 @@
      contract marlin: fp32 partials, round-then-scale, unknown schedule, k-slices of 64 (vLLM-like)
      contract fp32:   fp32 partials, scale-then-round, striped, min_k_slice 0 (not known)
      M = 2: partials 7;  M = 3: epilogue left 0;  M = 4: min_k_slice 24;  M = 5: TC_ERR_UNSUPPORTED;
-     M = 6: an fp16 accumulator (a valid declaration the judge refuses).
+     M = 6: an fp16 accumulator (a valid declaration the judge refuses);
+     M = 10: scale-before-reduce (vLLM's Marlin for 8-bit codes);  M = 11: epilogue 4.
    It also declares its workspace's layout (tc_plugin_workspace_layout, ABI 1.1) for a 1024-byte
    workspace: locks in bytes [0, 256), scratch [256, 1024); M = 7: scratch past the end;
    M = 8: scratch overlapping the locks; M = 9: TC_ERR_UNSUPPORTED.
@@ -42,7 +43,11 @@ TC_PLUGIN_EXPORT tc_status tc_plugin_numerics(const tc_problem* problem, tc_nume
   }
   numerics->accumulator = problem->M == 6 ? TC_ACCUMULATOR_FP16 : TC_ACCUMULATOR_FP32;
   numerics->partials = problem->M == 2 ? 7 : TC_PARTIALS_FP32;
-  numerics->epilogue = problem->M == 3 ? 0 : marlin ? TC_EPILOGUE_ROUND_THEN_SCALE : TC_EPILOGUE_SCALE_THEN_ROUND;
+  numerics->epilogue = problem->M == 3    ? 0
+                       : problem->M == 10 ? TC_EPILOGUE_SCALE_BEFORE_REDUCE
+                       : problem->M == 11 ? 4
+                       : marlin           ? TC_EPILOGUE_ROUND_THEN_SCALE
+                                          : TC_EPILOGUE_SCALE_THEN_ROUND;
   numerics->schedule = marlin ? TC_SCHEDULE_UNKNOWN : TC_SCHEDULE_MARLIN_STRIPED;
   numerics->min_k_slice = problem->M == 4 ? 24 : marlin ? 64 : 0;
   return TC_OK;

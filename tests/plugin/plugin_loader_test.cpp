@@ -69,13 +69,19 @@ TEST(KernelPlugin, ADeclaredNumericsIsReadPerProblem) {
   r = k.numerics(problem_with(6, TC_CONTRACT_FP32), n);  // valid to declare; the judge refuses it
   ASSERT_TRUE(r.ok()) << r.message;
   EXPECT_EQ(n.numerics.accumulator, Accumulator::fp16);
+  r = k.numerics(problem_with(10, TC_CONTRACT_MARLIN), n);  // vLLM's 8-bit per-column epilogue
+  ASSERT_TRUE(r.ok()) << r.message;
+  EXPECT_EQ(n.numerics.epilogue, Epilogue::scale_before_reduce);
 }
 
 TEST(KernelPlugin, ABadDeclarationNamesTheLibraryTheFieldAndItsValue) {
   const KernelPlugin k = KernelPlugin::load(TC_NUMERICS_PLUGIN);
   const std::pair<int, const char*> cases[] = {
       {2, "declares partials=7 (expected TC_PARTIALS_FP16=1 or TC_PARTIALS_FP32=2) for M=2 N=128 K=1024 group=-1"},
-      {3, "declares epilogue=0 (expected TC_EPILOGUE_ROUND_THEN_SCALE=1 or TC_EPILOGUE_SCALE_THEN_ROUND=2)"},
+      {3,
+       "declares epilogue=0 (expected TC_EPILOGUE_ROUND_THEN_SCALE=1, TC_EPILOGUE_SCALE_THEN_ROUND=2 or "
+       "TC_EPILOGUE_SCALE_BEFORE_REDUCE=3)"},
+      {11, "declares epilogue=4 (expected"},
       {4, "declares min_k_slice=24 (expected a multiple of 16 rows, or 0 when not known)"},
   };
   for (const auto& [M, words] : cases) {

@@ -360,6 +360,21 @@ INSTANTIATE_TEST_SUITE_P(
                    DeviceLimits{40, 65536, 75}}),
     [](const ::testing::TestParamInfo<BadProblem>& param) { return std::string(param.param.name); });
 
+// 8-bit codes per column scale each block's fp32 sums before the reduction (scale_float); declared
+// as scale-then-round they were judged as if scaled once, and a scaled partial's overflow failed.
+TEST(VllmMarlinNumerics, EightBitCodesScaleBeforeTheReductionFourBitCodesRoundThenScale) {
+  const Plan four = must_plan(with_format(problem(8, 256, 128, -1), kBf16));
+  const tc_numerics n4 = declared_numerics(four);
+  EXPECT_EQ(n4.accumulator, TC_ACCUMULATOR_FP32);
+  EXPECT_EQ(n4.partials, TC_PARTIALS_FP32);
+  EXPECT_EQ(n4.epilogue, TC_EPILOGUE_ROUND_THEN_SCALE);
+  EXPECT_EQ(n4.schedule, TC_SCHEDULE_UNKNOWN);
+  EXPECT_EQ(n4.min_k_slice, four.min_k_slice);
+  const tc_numerics n8 = declared_numerics(must_plan(with_format(problem(8, 256, 128, -1), kBf16Uint8), false));
+  EXPECT_EQ(n8.epilogue, TC_EPILOGUE_SCALE_BEFORE_REDUCE);
+  EXPECT_EQ(n8.partials, TC_PARTIALS_FP16) << "the fp16-reduce variant keeps partials in C's type";
+}
+
 TEST(VllmMarlinContracts, AreBothAccepted) {
   tc_problem fp32 = problem(17, 4096, 4096, 64);
   fp32.contract = TC_CONTRACT_FP32;

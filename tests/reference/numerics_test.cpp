@@ -42,7 +42,9 @@ TEST(Numerics, EachContractNamesItsNumerics) {
 TEST(Numerics, NamesParseBackAndUnknownNamesAreRefusedWithTheChoices) {
   for (Accumulator a : {Accumulator::fp32, Accumulator::fp16}) EXPECT_EQ(parse_accumulator(name(a)), a);
   for (Partials p : {Partials::fp16, Partials::fp32}) EXPECT_EQ(parse_partials(name(p)), p);
-  for (Epilogue e : {Epilogue::round_then_scale, Epilogue::scale_then_round}) EXPECT_EQ(parse_epilogue(name(e)), e);
+  for (Epilogue e : {Epilogue::round_then_scale, Epilogue::scale_then_round, Epilogue::scale_before_reduce})
+    EXPECT_EQ(parse_epilogue(name(e)), e);
+  EXPECT_EQ(name(Epilogue::scale_before_reduce), "scale-before-reduce");
   for (ScheduleKind s : {ScheduleKind::model, ScheduleKind::unknown}) EXPECT_EQ(parse_schedule_kind(name(s)), s);
   try {
     parse_schedule_kind("striped");
@@ -66,7 +68,8 @@ TEST(Numerics, ThePrintedDeclarationSaysEverythingTheBoundsUse) {
 }
 
 // The exact cases of the fp32 contract hold partial sums that fp16 cannot: fp16 partials lose T0
-// there; the marlin contract's exact cases are exact in fp16 too. The epilogue does not matter.
+// there; the marlin contract's exact cases are exact in fp16 too. The epilogue's order does not
+// matter, scaling before the reduction does.
 TEST(Numerics, TheExactTierNeedsRoundingAtLeastAsFineAsTheContracts) {
   const Numerics vllm{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale};
   const Numerics fp16_partials{Accumulator::fp32, Partials::fp16, Epilogue::scale_then_round};
@@ -75,6 +78,12 @@ TEST(Numerics, TheExactTierNeedsRoundingAtLeastAsFineAsTheContracts) {
   EXPECT_FALSE(exact_under(fp16_partials, Contract::fp32));
   EXPECT_TRUE(exact_under(fp16_partials, Contract::marlin));
   EXPECT_FALSE(exact_under({Accumulator::fp16, Partials::fp32, Epilogue::scale_then_round}, Contract::marlin));
+  // Scaling each slice's sum before the reduction rounds it in fp32 however exact the sum is.
+  const Numerics scaled_partials{Accumulator::fp32, Partials::fp32, Epilogue::scale_before_reduce};
+  EXPECT_FALSE(exact_under(scaled_partials, Contract::fp32));
+  EXPECT_FALSE(exact_under(scaled_partials, Contract::marlin));
+  EXPECT_EQ(epilogue_contract(Epilogue::scale_before_reduce), Contract::fp32)
+      << "its expected output is RN(RN32(y* s))";
 }
 
 TEST(Numerics, AnFp16AccumulatorIsRefusedNamingIt) {

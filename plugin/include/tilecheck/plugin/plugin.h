@@ -154,8 +154,11 @@ typedef enum {
 } tc_partials;
 
 typedef enum {
-  TC_EPILOGUE_ROUND_THEN_SCALE = 1, /* per-column scales: RN16(RN16(acc) * s) */
-  TC_EPILOGUE_SCALE_THEN_ROUND = 2  /* per-column scales: RN16(RN32(acc * s)); grouped scales: either is RN16(acc) */
+  TC_EPILOGUE_ROUND_THEN_SCALE = 1,   /* per-column scales: RN16(RN16(acc) * s) */
+  TC_EPILOGUE_SCALE_THEN_ROUND = 2,   /* per-column scales: RN16(RN32(acc * s)); grouped scales: each is RN16(acc) */
+  TC_EPILOGUE_SCALE_BEFORE_REDUCE = 3 /* per-column scales: each block's fp32 sum times s in fp32 before the reduction
+                                         between blocks (the partials hold scaled sums), RN16 of the total: vLLM's
+                                         Marlin for 8-bit codes */
 } tc_epilogue;
 
 typedef enum {

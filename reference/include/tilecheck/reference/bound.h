@@ -8,6 +8,11 @@
 //     + sum_j (u_t * (S_j + E_{j-1}) + 2^-25 | 2^-134)  partials in the dtype t (Partials::fp16: C's
 //                                                     type) only: the P roundings of partial sums,
 //                                                     S_j the magnitude sum of the j-th stored partial
+// With Epilogue::scale_before_reduce (per-column scales, P > 0) the partials are scaled sums: each
+// product's chain of roundings gains one (its slice's fp32 scaling), bf16's scaled values may lose
+// 2^-149 / |s| per scaling and cross-block addition, and a stored partial's subnormal error is
+// 2^-25 | 2^-134 divided by |s|; a scaled fp32 partial may overflow where (S + E) * |s| reaches
+// fp32's largest value, a stored one where (S_j + E) * |s| reaches t's overflow threshold.
 // The output passes iff it is a possible rounding, under the epilogue, of some value in
 // [y* - E, y* + E]. Rounding is monotone, so that set is a range of ordered keys [key_lo, key_hi].
 // E depends only on the partial-sum precision, the admissible set around it only on the epilogue
@@ -52,11 +57,24 @@ Admissible admissible_output(double y, double E, half_bits scale, int group, Con
 
 // The error bound E for one element: S its magnitude sum, K the depth, partial_S the magnitude sums
 // of the partial sums stored in the dtype along the way (empty for fp32 partials or one slice).
-double error_bound(Dtype d, double S, int K, int cross_block_adds, const std::vector<double>& partial_S);
+// partial_scale: what the partials are multiplied by before the reduction (tc::partial_scale; 1: the
+// partials are unscaled sums).
+double error_bound(Dtype d, double S, int K, int cross_block_adds, const std::vector<double>& partial_S,
+                   double partial_scale = 1.0);
 double error_bound(double S, int K, int cross_block_adds, const std::vector<double>& partial_S);  // fp16
 // Whether the fp32 accumulator itself may reach +-Inf: never from fp16 inputs (|a * w^| < 2^32),
 // from bf16's wherever S + E reaches fp32's largest value. Such elements are unbounded.
 bool accumulator_may_overflow(Dtype d, double S, double E);
+
+// The factor a kernel's partial sums carry: |s| of the column when the epilogue scales each slice
+// before the reduction (Epilogue::scale_before_reduce, per-column scales), else 1. A NaN scale gives 1
+// (the element expects NaN whatever the partials hold).
+double partial_scale(Dtype d, std::uint16_t scale, int group, Epilogue epilogue);
+// Whether a scaled fp32 partial may reach +-Inf (and two of them Inf - Inf = NaN) although the
+// scaled total need not: more than one slice and (S + E) * partial_scale >= fp32's largest value.
+// Such elements are unbounded. With one slice the scaling is the epilogue, which the admissible
+// set maps exactly.
+bool scaled_partial_may_overflow(double S, double E, int slices, double partial_scale);
 
 // Above this many multiply-adds (M * N * K) stored fp16 partials are each charged
 // the element's whole S rather than their own magnitude (docs/numerics.md).

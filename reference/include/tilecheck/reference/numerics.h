@@ -17,7 +17,11 @@ namespace tc {
 
 enum class Accumulator { fp32, fp16 };
 enum class Partials { fp16, fp32 };
-enum class Epilogue { round_then_scale, scale_then_round };  // per-column scales only
+// Per-column scales only. scale_before_reduce: each thread block multiplies its fp32 sum by s (in
+// fp32) before the reduction between blocks, so the partials hold scaled sums and the output is their
+// total rounded once, RN16(sum_j RN32(acc_j * s)) (vLLM's Marlin for 8-bit codes); with one slice it is
+// scale_then_round.
+enum class Epilogue { round_then_scale, scale_then_round, scale_before_reduce };
 enum class ScheduleKind { model, unknown };  // model: Marlin's striped schedule (reference/schedule.h)
 
 struct Numerics {
@@ -35,6 +39,7 @@ Contract epilogue_contract(Epilogue e);
 // Whether every rounding of `n` is at least as fine as the contract's: the `exact` fixtures of a
 // contract keep every partial sum exact under its rounding, so only then must the output be bitwise
 // equal to the expected one (tier T0).
+// scale_before_reduce never is: a slice's scaled sum is rounded to fp32 however exact the sum.
 bool exact_under(const Numerics& n, Contract c);
 
 // Throws tc::Error unless the bounds can judge `n`: an fp16 accumulator has no useful bound
@@ -57,7 +62,7 @@ KernelNumerics contract_default(Contract c);
 
 std::string_view name(Accumulator a);   // "fp32" | "fp16"
 std::string_view name(Partials p);      // "fp16" | "fp32"
-std::string_view name(Epilogue e);      // "round-then-scale" | "scale-then-round"
+std::string_view name(Epilogue e);      // "round-then-scale" | "scale-then-round" | "scale-before-reduce"
 std::string_view name(ScheduleKind s);  // "model" | "unknown"
 // Inverses of name(); each throws naming the text and the accepted values.
 Accumulator parse_accumulator(std::string_view text);
