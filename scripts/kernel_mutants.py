@@ -23,8 +23,9 @@ MUTANTS: Dict[int, tuple] = {
     14: ("fp16-partials", "fp16 partial sums under the fp32 contract", {"fp16_reduction", "multi_slice", "not_exact", "low_precision"},
          {"fp16_reduction", "multi_slice"}),
     15: ("wrong-column-permutation", "per-column scales read with the grouped permutation", {"column_half", "scale_ratio"}, {"whole_tiles", "column_half"}),
-    # The served formats' paths (plugin ABI 2), caught on their cells only (17: no hint expected yet).
+    # The served formats' paths (plugin ABI 2), caught on their cells only. 17's errors sit everywhere
+    # (every dot product meets the wrong activations): its hint names every failing column and tile column.
     16: ("bf16-scale-through-fp16", "bf16 scales converted through fp16", {"bf16_scale_through_fp16"}, {"bf16_scale_through_fp16"}),
-    17: ("act-order-scatter", "act-order: A's columns scattered by perm instead of gathered", set(), set()),
+    17: ("act-order-scatter", "act-order: A's columns scattered by perm instead of gathered", {"act_order_scatter"}, {"act_order_scatter"}),
     18: ("zero-point-off-by-one", "uint4: every zero point read as z + 1", {"zero_point_off_by_one"}, {"zero_point_off_by_one"}),
 }

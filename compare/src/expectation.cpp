@@ -106,6 +106,7 @@ Expectation format_expectation(const Fixture& f, Contract contract, const Kernel
   e.weight_type = w.type;
   e.zero_points = w.zero_points;
   e.g_idx = w.g_idx;
+  e.perm = f.perm;
   e.ref = std::move(ref);
   return e;
 }

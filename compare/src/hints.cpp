@@ -41,6 +41,8 @@ std::string_view name(HintKind kind) {
       return "bf16_scale_through_fp16";
     case HintKind::zero_point_off_by_one:
       return "zero_point_off_by_one";
+    case HintKind::act_order_scatter:
+      return "act_order_scatter";
   }
   return "?";
 }
@@ -111,6 +113,7 @@ std::vector<Hint> find_hints(const Expectation& e, const Comparison& c) {
     // which read verdicts, speak.
     hints::bf16_scale_through_fp16(e, c, fails, out);
     hints::zero_point_off_by_one(e, c, fails, out);
+    hints::act_order_scatter(e, c, fails, out);
     hints::slices(e, c, out);
     hints::block(e, c, out);
     hints::layout(e, fails, out);

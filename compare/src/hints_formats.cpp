@@ -1,5 +1,6 @@
-// What the served formats' hypotheses share (hints_bf16.cpp, hints_zero_points.cpp): the weight
-// under a hypothesis, and the test of an element against the exact result the hypothesis gives.
+// What the served formats' hypotheses share (hints_bf16.cpp, hints_zero_points.cpp,
+// hints_act_order.cpp): the weight under a hypothesis, and the test of an element against the exact
+// result the hypothesis gives.
 // The test is the comparator's own acceptance rule moved to the hypothesised y: a kernel with the
 // bug and otherwise correct numerics lands inside it, exactly as a correct kernel lands inside y*'s.
 #include <algorithm>

@@ -3,8 +3,8 @@
 // failures sit), hints_values.cpp (what the failing values and the tiers' statistics say),
 // hints_scales.cpp (ratios of scales), hints_groups.cpp (a neighbouring group's scale on part of K)
 // hints_codes.cpp (a wrong code mapping), hints_inputs.cpp (hypotheses tested on the k-chunk sums),
-// hints_reduction.cpp (an fp16 reduction) and hints_formats.cpp, hints_bf16.cpp, hints_zero_points.cpp
-// (the served formats' bugs).
+// hints_reduction.cpp (an fp16 reduction) and hints_formats.cpp, hints_bf16.cpp, hints_zero_points.cpp,
+// hints_act_order.cpp (the served formats' bugs).
 // Each rule appends the hints it finds to `out`.
 #pragma once
 #include <cstdint>
@@ -79,8 +79,8 @@ void low_precision(const Expectation& e, const Comparison& c, const std::vector<
                    std::vector<Hint>& out);
 
 // The served formats' hypotheses (hints_formats.cpp: what they share; hints_bf16.cpp,
-// hints_zero_points.cpp: the rules). Each recomputes y for a failing element under the bug and asks
-// whether got is what a correct kernel could give for that y.
+// hints_zero_points.cpp, hints_act_order.cpp: the rules). Each recomputes y for a failing element
+// under the bug and asks whether got is what a correct kernel could give for that y.
 int scale_group(const Expectation& e, int k);  // the scale group of row k (act-order: g_idx)
 // The weight the MMA sees at (k, j) in the case's format with the zero point read as z + dz and
 // the scale bits `scale` (grouped: RN_t(v * s); per column: v, the scale comes in the epilogue).
@@ -98,6 +98,8 @@ void bf16_scale_through_fp16(const Expectation& e, const Comparison& c, const st
                              std::vector<Hint>& out);
 void zero_point_off_by_one(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
                            std::vector<Hint>& out);
+void act_order_scatter(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
+                       std::vector<Hint>& out);
 
 // The cross-block reduction done in fp16 (hints_reduction.cpp), tested bit for bit on the elements
 // that differ in tiles reduced across blocks.

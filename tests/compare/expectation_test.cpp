@@ -57,6 +57,8 @@ TEST(FixtureExpectation, OtherFormatsAreJudgedInTheirDtype) {
                                    make_expectation(f, Contract::marlin, KernelNumerics{}, schedule)}) {
         EXPECT_EQ(e.dtype, f.spec.format.dtype) << format;
         EXPECT_EQ(e.format_name(), format);
+        EXPECT_EQ(e.g_idx, f.g_idx) << format;  // act-order's, for the hints' hypotheses
+        EXPECT_EQ(e.perm, f.perm) << format;
         const Comparison c = compare(e, e.ref.expected);
         EXPECT_TRUE(c.passed()) << format << " group " << group << "\n" << report(e, c);
       }

@@ -3,7 +3,8 @@
 // model (truncating fp32 additions in random orders, Marlin's striped schedule at several grid
 // sizes or random splits of K, partials in fp32 or in the dtype, every epilogue, in the dtype)
 // never fails T1; the classic bugs of each format (a zero point off by one, a bf16 scale
-// converted through fp16, uint8's bias 8 instead of 128, g_idx read in the wrong order) fail it.
+// converted through fp16, uint8's bias 8 instead of 128, g_idx read in the wrong order, A's columns
+// scattered by perm instead of gathered) fail it.
 #include <cctype>
 #include <cstdio>
 #include <map>
@@ -123,7 +124,7 @@ INSTANTIATE_TEST_SUITE_P(Committed, FormatBounds, ::testing::ValuesIn(committed_
 // ones whose data cannot show it are named (a bf16 scale exact in fp16 converts unchanged).
 TEST(FormatBounds, CatchTheClassicBugsOfEachFormat) {
   for (Fault fault : {Fault::zero_point_off_by_one, Fault::scale_through_fp16, Fault::uint8_bias_8,
-                      Fault::g_idx_wrong_side}) {
+                      Fault::g_idx_wrong_side, Fault::act_order_scatter}) {
     int cases = 0, caught = 0;
     std::string missed;
     for (const std::string& id : committed_format_cases()) {

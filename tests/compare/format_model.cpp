@@ -31,9 +31,12 @@ KernelInputs kernel_inputs(const Fixture& f, Fault fault) {
   const int M = static_cast<int>(f.A.rows()), K = w.K(), N = w.N();
   const bool per_column = is_per_column(w.group);
   KernelInputs in{F64Matrix(M, K), F64Matrix(K, N), std::vector<double>(N, 1.0)};
+  std::vector<int> inverse(f.perm.size());  // the scatter leaves A's column inverse[i] at kernel row i
+  for (size_t i = 0; i < f.perm.size(); ++i) inverse[f.perm[i]] = static_cast<int>(i);
   for (int i = 0; i < K; ++i) {
     const int k = f.perm.empty() ? i : f.perm[i];
-    for (int r = 0; r < M; ++r) in.a(r, i) = to_double(d, f.A(r, k));
+    const int ka = fault == Fault::act_order_scatter && !f.perm.empty() ? inverse[i] : k;
+    for (int r = 0; r < M; ++r) in.a(r, i) = to_double(d, f.A(r, ka));
     const int g = fault == Fault::g_idx_wrong_side && !w.g_idx.empty() ? w.g_idx[i] : group_of(w, k);
     for (int j = 0; j < N; ++j) {
       const int q = w.codes(k, j);
@@ -115,6 +118,7 @@ std::string_view name(Fault f) {
     case Fault::scale_through_fp16: return "bf16_scale_through_fp16";
     case Fault::uint8_bias_8: return "uint8_bias_8";
     case Fault::g_idx_wrong_side: return "g_idx_wrong_side";
+    case Fault::act_order_scatter: return "act_order_scatter";
     case Fault::zero_point_down_in_group_0:
       return "zero_point_down_in_group_0";
     case Fault::zero_points_ignored:
@@ -133,7 +137,9 @@ bool applies(Fault f, const FixtureFormat& format) {
     case Fault::zero_point_off_by_one: return has_zero_points(format.weights);
     case Fault::scale_through_fp16: return format.dtype == Dtype::bf16;
     case Fault::uint8_bias_8: return format.weights == WeightType::uint8b128;
-    case Fault::g_idx_wrong_side: return format.act_order != ActOrder::none;
+    case Fault::g_idx_wrong_side:
+    case Fault::act_order_scatter:
+      return format.act_order != ActOrder::none;
     case Fault::zero_point_down_in_group_0:
     case Fault::zero_points_ignored:
       return has_zero_points(format.weights);

@@ -21,6 +21,7 @@ enum class Fault {
   scale_through_fp16,     // bf16: every scale converted bf16 -> fp16 -> bf16 before use
   uint8_bias_8,           // uint8b128: v = q - 8
   g_idx_wrong_side,       // act-order: kernel row i uses g_idx[i] instead of g_idx[perm[i]]
+  act_order_scatter,      // act-order: A's columns scattered by perm (A'[:, perm[i]] = A[:, i]), not gathered
   // Bugs the hints must tell apart (tests/compare/hints_formats_test.cpp):
   zero_point_down_in_group_0,  // uint4: group 0 only, v = q - (z - 1)
   zero_points_ignored,         // uint4 read as uint4b8: v = q - 8

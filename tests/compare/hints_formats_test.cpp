@@ -2,13 +2,12 @@
 // on the format model's output (tests/compare/format_model.h), and neither speaks on a correct
 // output or on the other bugs of the format: scale bugs (the neighbouring scale group or column's
 // scales, the other hint's bug) and code offsets (uint4 read as uint4b8, uint8b128's bias 8).
-#include <cctype>
 #include <string>
 #include <utility>
 
 #include <gtest/gtest.h>
 
-#include "format_model.h"
+#include "format_cases.h"
 #include "hint_checks.h"
 #include "tilecheck/compare/hints.h"
 #include "tilecheck/core/error.h"
@@ -17,35 +16,6 @@ namespace tc {
 namespace {
 
 using format_model::Fault;
-
-struct FormatCase {
-  const char* format;
-  const char* distribution;
-  Shape shape;
-  Contract contract;
-};
-
-std::string case_id(const FormatCase& fc) {
-  return cat(fc.distribution, "_m", fc.shape.M, "_n", fc.shape.N, "_k", fc.shape.K, "_g",
-             fc.shape.group < 0 ? std::string("col") : std::to_string(fc.shape.group), "_", name(fc.contract), "_",
-             fc.format);
-}
-
-struct Judged {
-  Expectation e;
-  Comparison c;
-};
-
-// The model kernel's output for the case with `fault`, judged under the contract's numerics and
-// Marlin's schedule on 3 blocks.
-Judged judged(const FormatCase& fc, Fault fault) {
-  const Fixture f = make_fixture(
-      CaseSpec(case_id(fc), fc.shape, fc.contract, parse_distribution(fc.distribution), 411, parse_format(fc.format)));
-  Judged j{make_expectation(f, make_schedule(f.spec.shape, choose_config(f.spec.shape), 3), "synthetic"), {}};
-  j.c = compare(j.e, format_model::model_output(f, j.e, fault, false, 5));
-
-  return j;
-}
 
 const FormatCase kBf16Grouped{"bf16-uint4b8", "extremes", {8, 128, 128, 32}, Contract::marlin};
 const FormatCase kBf16PerColumn{"bf16-uint4b8", "extremes", {8, 128, 128, -1}, Contract::fp32};
@@ -78,12 +48,7 @@ TEST_P(Bf16ScaleThroughFp16, SilentOnACorrectOutput) {
 
 INSTANTIATE_TEST_SUITE_P(Formats, Bf16ScaleThroughFp16,
                          ::testing::Values(kBf16Grouped, kBf16PerColumn, kBf16ZeroPoints),
-                         [](const ::testing::TestParamInfo<FormatCase>& p) {
-                           std::string s = case_id(p.param);
-                           for (char& ch : s)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return s;
-                         });
+                         format_case_name);
 
 // Where the conversion changes nothing (a normal case's scales), there is nothing to name.
 TEST(Bf16ScaleThroughFp16Rule, NeedsAScaleThatChanges) {
@@ -140,12 +105,7 @@ TEST_P(ZeroPointOffByOne, SilentOnScaleBugsAndACodeOffset) {
 INSTANTIATE_TEST_SUITE_P(Formats, ZeroPointOffByOne,
                          ::testing::Values(kBf16ZeroPoints, kFp16ZeroPoints, kFp16ZeroPointsPerColumn,
                                            kBf16ZeroPointsNormal, kBf16ZeroPointsActOrder),
-                         [](const ::testing::TestParamInfo<FormatCase>& p) {
-                           std::string s = case_id(p.param);
-                           for (char& ch : s)
-                             if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
-                           return s;
-                         });
+                         format_case_name);
 
 // The notebook's bug: one group's zero points off by one (here z - 1), the others right.
 TEST(ZeroPointOffByOneRule, NamesTheGroup) {

@@ -3,6 +3,7 @@ kernel's mutants, (--upstream) for upstream Marlin's and (--vllm) for vLLM's, wi
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -28,6 +29,14 @@ class KillMatrix(unittest.TestCase):
             self.assertTrue(text)
             self.assertIsInstance(cause, set)
             self.assertIsInstance(tiles, set)
+
+    def test_hint_kinds_are_the_comparators(self):
+        with open(os.path.join(HERE, "..", "..", "compare", "include", "tilecheck", "compare", "hints.h")) as f:
+            enum = f.read().split("enum class HintKind", 1)[1].split("};", 1)[0]
+        kinds = set(re.findall(r"^\s*([a-z][a-z0-9_]*),", enum, re.M))
+        self.assertIn("act_order_scatter", kinds)
+        for number, (slug, _, cause, tiles) in mm.MUTANTS.items():
+            self.assertLessEqual(cause | tiles, kinds, f"{number} {slug}")
 
     def test_table_marks_survivors_and_alarms(self):
         clean = mm.Result("clean", alarms={"bound": 0, "determinism": 0})

@@ -45,6 +45,7 @@ struct Expectation {
   WeightType weight_type = WeightType::uint4b8;
   CodeMatrix zero_points;  // (G, N) 0..15 for uint4; empty otherwise
   std::vector<int> g_idx;  // act-order: the scale group of each row k of A's columns and the codes
+  std::vector<int> perm;   // act-order: row i of the kernel's order is row perm[i] (a hint tests A permuted wrong)
   ReferenceOutput ref;    // y_exact, S, expected (dtype bits): (M, N)
   OutputBounds bounds;    // (M, N)
   TileGrid grid;

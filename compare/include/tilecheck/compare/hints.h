@@ -38,9 +38,11 @@ enum class HintKind {
   not_exact,           // T0 fails while T1 passes: last-bit rounding
   race,                // T3: results differ between repeats
   // The served formats' bugs, tested on the inputs: got = y* with the bf16 scales converted to fp16
-  // and back; with the zero points of some groups read as z + 1 or z - 1.
+  // and back; with the zero points of some groups read as z + 1 or z - 1; with act-order's perm
+  // applied to A's columns the wrong way round (scattered instead of gathered).
   bf16_scale_through_fp16,
   zero_point_off_by_one,
+  act_order_scatter,
 };
 std::string_view name(HintKind kind);
 
