@@ -27,29 +27,14 @@ std::vector<int> scattered_columns(const std::vector<int>& perm) {
   return out;
 }
 
-struct Tally {
-  size_t usable = 0, fitting = 0, exact = 0;
-};
-
 Tally tally(const Expectation& e, const Comparison& c, const std::vector<int>& column,
             const std::vector<Element>& sample) {
-  const bool per_column = is_per_column(e.w.group);
-  Tally t;
-  for (const auto& [i, j] : sample) {
-    double y = 0, S = 0;
-    for (int k = 0; k < e.shape().K; ++k) {
-      const double a = to_double(e.dtype, e.A(i, column[k]));
-      const double w = format_weight(e, k, j, 0, e.w.scales(scale_group(e, k), j));
-      y += a * w;
-      S += std::fabs(a * w);
-    }
-    const Match m = match(e, c, i, j, y, S, per_column ? e.w.scales(0, j) : std::uint16_t{0});
-    if (m == Match::unusable) continue;
-    ++t.usable;
-    t.fitting += m == Match::within || m == Match::exact;
-    t.exact += m == Match::exact;
-  }
-  return t;
+  return tally_hypothesis(
+      e, c, sample,
+      [&](int i, int k, int j) {
+        return to_double(e.dtype, e.A(i, column[k])) * format_weight(e, k, j, 0, e.w.scales(scale_group(e, k), j));
+      },
+      [&](int j) { return e.w.scales(0, j); });
 }
 
 }  // namespace

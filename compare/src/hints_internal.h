@@ -7,6 +7,7 @@
 // hints_act_order.cpp (the served formats' bugs).
 // Each rule appends the hints it finds to `out`.
 #pragma once
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -91,6 +92,32 @@ double format_weight(const Expectation& e, int k, int j, int dz, std::uint16_t s
 // everything). A NaN or Inf y must be one in got: no order of the sum changes it.
 enum class Match { unusable, outside, within, exact };
 Match match(const Expectation& e, const Comparison& c, int i, int j, double y, double S, std::uint16_t scale);
+// How many of `sample` fit a hypothesis: usable ones, those within the moved bound, those bit for bit.
+// product(i, k, j) is the hypothesis's a * w at row k; column_scale(j) the per-column scale bits its
+// epilogue uses (ignored for grouped scales).
+struct Tally {
+  size_t usable = 0, fitting = 0, exact = 0;
+};
+template <class Product, class ColumnScale>
+Tally tally_hypothesis(const Expectation& e, const Comparison& c, const std::vector<Element>& sample,
+                       Product product, ColumnScale column_scale) {
+  const bool per_column = is_per_column(e.w.group);
+  Tally t;
+  for (const auto& [i, j] : sample) {
+    double y = 0, S = 0;
+    for (int k = 0; k < e.shape().K; ++k) {
+      const double p = product(i, k, j);
+      y += p;
+      S += std::fabs(p);
+    }
+    const Match m = match(e, c, i, j, y, S, per_column ? column_scale(j) : std::uint16_t{0});
+    if (m == Match::unusable) continue;
+    ++t.usable;
+    t.fitting += m == Match::within || m == Match::exact;
+    t.exact += m == Match::exact;
+  }
+  return t;
+}
 // "0-3, 8, 12-15" for sorted indices; past `max_items` items, ", ... (n in all)".
 std::string index_ranges(const std::vector<int>& sorted, size_t max_items = 12);
 std::vector<int> tile_columns(const Expectation& e, const std::vector<int>& columns);  // tile_col of each, sorted
