@@ -3,15 +3,12 @@
 modelled on the CPU, as an output file for `tilecheck compare` (docs/case-study-vllm-marlin-formats.md).
 
 At vLLM bc390b9 (csrc/quantization/marlin/marlin_template.h, fetch_scales_to_registers, act-order
-branch) a thread reads the group of kernel row
-
-    16 * b_sh_wr_iters * warp_row + (k % b_sh_wr_iters) + 2 * (lane % 4) + {0, 1, 8, 9}
-
-for sub-tile k of its warp row, where the B fragment it scales holds row
-16 * b_sh_wr_iters * warp_row + 16 * (k % b_sh_wr_iters) + ...: the second 16-row sub-tile
-(b_sh_wr_iters is 2 for every tile vLLM builds) takes the group of the row 15 above. Only a tile whose
-first and last rows have different groups reads per row; the others take the tile's one group. So
-kernel row i reads the group of row i - 15 * ((i // 16) % 2) in those tiles.
+branch, lines 1027-1041) a thread picks the row whose group it reads with its sub-tile index counted
+as one row, while the B fragment that scale multiplies lies a whole 16-row sub-tile further per index
+(the case study says it in full). With two 16-row sub-tiles per warp row in every tile vLLM builds, the
+second takes the group of the row 15 above. Only a tile whose first and last rows have different
+groups reads per row; the others take the tile's one group. So kernel row i reads the group of row
+i - 15 * ((i // 16) % 2) in those tiles.
 
 Each output is the float64 sum of A[:, perm] times the weights RN16(v * s[group]) in the kernel's
 order, rounded once to fp16 (fp16 cases only): accumulation error is not modelled, so the counts `compare` reports
