@@ -37,12 +37,9 @@ std::string_view name(HintKind kind) {
     case HintKind::wide_errors: return "wide_errors";
     case HintKind::not_exact: return "not_exact";
     case HintKind::race: return "race";
-    case HintKind::bf16_scale_through_fp16:
-      return "bf16_scale_through_fp16";
-    case HintKind::zero_point_off_by_one:
-      return "zero_point_off_by_one";
-    case HintKind::act_order_scatter:
-      return "act_order_scatter";
+    case HintKind::bf16_scale_through_fp16: return "bf16_scale_through_fp16";
+    case HintKind::zero_point_off_by_one: return "zero_point_off_by_one";
+    case HintKind::act_order_scatter: return "act_order_scatter";
   }
   return "?";
 }

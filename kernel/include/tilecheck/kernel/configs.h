@@ -28,15 +28,15 @@ constexpr std::array<TileConfig, 32> kLibraryConfigs = {{
 // already). The threshold between 8192 and 28672 is not measured. Unlike Marlin's rule
 // (tc::choose_config, the reference's model of upstream), M does not enter it but for m_blocks.
 inline TileConfig our_config_choice(const Shape& shape) {
-  TileConfig c = choose_config(shape);  // validates the shape; m_blocks and group_blocks as Marlin's
-  const bool wide_first = shape.N >= 16384;
-  for (int attempt = 0; attempt < 2; ++attempt) {
-    const bool wide = wide_first != (attempt == 1);
-    c.n_blocks = wide ? 16 : 8;
-    c.k_blocks = wide ? 4 : 8;
-    if (shape.N % c.tile_n() == 0 && shape.K % c.tile_k() == 0) return c;
-  }
-  return choose_config(shape);  // unreachable: choose_config found a tile that divides
+  TileConfig c = choose_config(shape);  // validates the shape and finds a tile that divides it
+  const bool wide = shape.N >= 16384;
+  TileConfig preferred = c;
+  preferred.n_blocks = wide ? 16 : 8;
+  preferred.k_blocks = wide ? 4 : 8;
+  if (shape.N % preferred.tile_n() == 0 && shape.K % preferred.tile_k() == 0) return preferred;
+  c.n_blocks = wide ? 8 : 16;  // the other tile, which choose_config found to divide the shape
+  c.k_blocks = wide ? 8 : 4;
+  return c;
 }
 
 }  // namespace tc
