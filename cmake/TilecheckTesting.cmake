@@ -59,14 +59,17 @@ function(tc_add_gtest)
   endif()
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} tc_gtest_main GTest::gtest tc_warnings)
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # "common/<helper>.h"
-  set(serial "")
+  set(extra "")  # properties beyond labels and timeout
   if(T_SERIAL)
-    set(serial RUN_SERIAL TRUE)
+    set(extra RUN_SERIAL TRUE)
+  endif()
+  if("gpu" IN_LIST T_LABELS)  # a GPU test may load an on-demand case: made once, before (tests/suite)
+    list(APPEND extra FIXTURES_REQUIRED tc_generated_cases)
   endif()
   if(NOT T_PER_KERNEL_VARIANT)
     gtest_discover_tests(${T_NAME}
       DISCOVERY_MODE PRE_TEST
-      PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} ${serial}
+      PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} ${extra}
       TEST_PREFIX "${T_NAME}.")
     return()
   endif()
@@ -75,7 +78,7 @@ function(tc_add_gtest)
     tc_kernel_library_path(${variant} library)
     gtest_discover_tests(${T_NAME}
       DISCOVERY_MODE PRE_TEST
-      PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} ${serial}
+      PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT} ${extra}
                  ENVIRONMENT "TC_KERNEL=${library}"
       TEST_PREFIX "${T_NAME}.${variant}.")
   endforeach()
@@ -102,4 +105,14 @@ function(tc_add_cell_process_test)
   if("gpu" IN_LIST T_LABELS OR "sanitizer" IN_LIST T_LABELS OR "perturb" IN_LIST T_LABELS)
     set_tests_properties(${T_NAME} PROPERTIES RESOURCE_GROUPS "gpus:1")
   endif()
+endfunction()
+
+# One GPU matrix process: the cells of one configuration of one kernel library
+# (tests/suite/suite_gpu_test.cpp), run once the on-demand cases they load are made
+# (suite_gpu.generated_cases). COST: these long processes start first, the short GPU tests fill in.
+function(tc_add_matrix_process variant config library)
+  tc_add_cell_process_test(NAME suite_gpu.${variant}.${config}
+    COMMAND suite_gpu_tests --gtest_brief=1 "--gtest_filter=Catalogue/*_${config}_*"
+    LABELS gpu TIMEOUT 600 COST 100 ENVIRONMENT "TC_KERNEL=${library}")
+  set_tests_properties(suite_gpu.${variant}.${config} PROPERTIES FIXTURES_REQUIRED tc_generated_cases)
 endfunction()

@@ -24,9 +24,7 @@ foreach(variant IN LISTS tc_vllm_variants)
     if(config IN_LIST TC_KERNEL_CONFIGS)  # tests/suite registers ours
       continue()
     endif()
-    tc_add_cell_process_test(NAME suite_gpu.${variant}.${config}
-      COMMAND suite_gpu_tests --gtest_brief=1 "--gtest_filter=Catalogue/*_${config}_*"
-      LABELS gpu TIMEOUT 600 COST 100 ENVIRONMENT "TC_KERNEL=${library}")
+    tc_add_matrix_process(${variant} ${config} ${library})
   endforeach()
 endforeach()
 
