@@ -143,11 +143,25 @@ MatrixRun run_matrix(KernelWorkers& workers, const std::vector<Cell>& cells, con
           }
           const Cell& cell = cells[i];
           std::shared_ptr<const Fixture> f;
-          {
-            std::lock_guard<std::mutex> lock(hdf5);
-            f = fixtures.shared_fixture(cell.case_id);
+          std::shared_ptr<const CellRun> run;
+          try {  // a case that cannot be loaded, or a launch that throws, is this cell's ERROR
+            {
+              std::lock_guard<std::mutex> lock(hdf5);
+              f = fixtures.shared_fixture(cell.case_id);
+            }
+            run = std::make_shared<const CellRun>(workers.run(slot, cell, *f));
+          } catch (const std::exception& e) {
+            CellOutcome outcome;
+            outcome.cell = cell;
+            const auto family = o.families.find(cell.case_id);
+            if (family != o.families.end()) outcome.family = family->second;
+            outcome.status = CellStatus::error;
+            outcome.message = e.what();
+            journal.record(i, outcome);
+            const std::size_t n = ++completed;
+            if (o.progress) o.progress(n, to_run, cell);
+            continue;
           }
-          auto run = std::make_shared<const CellRun>(workers.run(slot, cell, *f));
           if (o.record && judgeable(run->run)) {
             std::lock_guard<std::mutex> lock(recorded_mutex);
             result.recorded.push_back(

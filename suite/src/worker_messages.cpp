@@ -18,10 +18,12 @@ void put_numerics(Message& m, const std::optional<KernelNumerics>& n) {
   m.put<std::int32_t>(n->min_k_slice);
 }
 
+// `last`: the enum's last value, so that a value added to it travels without a change here.
 template <typename Enum>
-Enum get_enum(Message& m, const char* what) {
+Enum get_enum(Message& m, const char* what, Enum last) {
   const auto v = m.get<std::int32_t>();
-  require(v == 1 || v == 2, "worker message: ", what, "=", v);
+  require(v >= 1 && v <= 1 + static_cast<int>(last), "worker message: ", what, "=", v, " (expected 1..",
+          1 + static_cast<int>(last), ")");
   return static_cast<Enum>(v - 1);
 }
 
@@ -125,10 +127,10 @@ void put_ints(Message& m, const std::vector<int>& v) {
 std::optional<KernelNumerics> get_numerics(Message& m) {
   if (m.get<std::uint8_t>() == 0) return std::nullopt;
   KernelNumerics n;
-  n.numerics.accumulator = get_enum<Accumulator>(m, "accumulator");
-  n.numerics.partials = get_enum<Partials>(m, "partials");
-  n.numerics.epilogue = get_enum<Epilogue>(m, "epilogue");
-  n.schedule = get_enum<ScheduleKind>(m, "schedule");
+  n.numerics.accumulator = get_enum(m, "accumulator", Accumulator::fp16);
+  n.numerics.partials = get_enum(m, "partials", Partials::fp32);
+  n.numerics.epilogue = get_enum(m, "epilogue", Epilogue::scale_before_reduce);
+  n.schedule = get_enum(m, "schedule", ScheduleKind::unknown);
   n.min_k_slice = m.get<std::int32_t>();
   require(n.min_k_slice >= 16 && n.min_k_slice % 16 == 0, "worker message: min_k_slice=", n.min_k_slice);
   return n;

@@ -159,7 +159,13 @@ KernelRun WorkerProcess::exchange(Frame request, const std::string& case_key, co
                  true);
   }
   if (s != ReadStatus::ok || type != Frame::result) return fault("FAULT: " + dead_message("a run"), false);
-  out = worker::decode_result(m);
+  try {
+    out = worker::decode_result(m);
+  } catch (const Error& e) {  // a result this side cannot read is that cell's ERROR, not the run's end
+    out = KernelRun{};
+    out.status = {TC_ERR_INVALID_ARGUMENT, cat("the worker's result could not be read: ", e.what())};
+    return out;
+  }
   out.launch_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - launched).count();
   if (out.fault) dead_message("a run");  // it exits after a fault: its context is gone
   return out;

@@ -97,6 +97,23 @@ TEST(WorkerMessages, ResultRoundTrips) {
   EXPECT_EQ(got.guard.written[1].bits, 0x4321);
 }
 
+// Every value of each enum crosses: a run on the H200 ended in std::terminate when a library declared
+// the third epilogue (scale_before_reduce) and the reader still accepted only two values.
+TEST(WorkerMessages, EveryDeclarableNumericsCrosses) {
+  for (const Accumulator a : {Accumulator::fp32, Accumulator::fp16})
+    for (const Partials p : {Partials::fp16, Partials::fp32})
+      for (const Epilogue e : {Epilogue::round_then_scale, Epilogue::scale_then_round, Epilogue::scale_before_reduce})
+        for (const ScheduleKind k : {ScheduleKind::model, ScheduleKind::unknown}) {
+          KernelRun r;
+          r.declared = KernelNumerics{{a, p, e}, k, 32};
+          Message m = worker::encode_result(r);
+          Message back(m.bytes());
+          const KernelRun got = worker::decode_result(back);
+          ASSERT_TRUE(got.declared.has_value());
+          EXPECT_EQ(*got.declared, *r.declared) << name(r.declared->numerics);
+        }
+}
+
 TEST(WorkerMessages, ADeclaredNumericsCrossesAndABadOneIsRefused) {
   KernelRun r;
   r.declared = KernelNumerics{{Accumulator::fp32, Partials::fp32, Epilogue::round_then_scale}, ScheduleKind::unknown, 64};
