@@ -27,12 +27,13 @@ namespace fs = std::filesystem;
 using tc_kit::Behaviour;
 
 // A slice of the matrix: the victim's configurations and two bystanders, grouped (m1n8k8g8) and
-// per-column (m2n16k4gcol), which are no kit's victim.
+// per-column (m2n16k4gcol), which are no kit's victim, at grid sizes 3 and 7 (every small and medium
+// case has both).
 std::string run_filter(const tc_kit::Victim& v) {
   const tc_tile_config& c = v.config;
   const std::string victim = c.m_blocks == 0 ? cat("m[0-9]n[0-9]+k[0-9]+g", c.group_blocks)
                                              : name(TileConfig{c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks});
-  return cat("_(", victim, "|m1n8k8g8|m2n16k4gcol)_");
+  return cat("_(", victim, "|m1n8k8g8|m2n16k4gcol)_.*_sms(3|7)$");
 }
 // Seconds a kit library's run of that slice may take: the watchdog adapts to the completed cells
 // (2 s floor) and a configuration is given up after 2 hangs or 3 faults in a row.
