@@ -21,7 +21,7 @@
 namespace tc::hints {
 namespace {
 
-constexpr size_t kSamples = 64;
+constexpr size_t kReductionSamples = 64;
 
 enum class Reduction { fp16_partials, fp16_adds };
 
@@ -47,9 +47,9 @@ std::vector<Element> differing_in_shared_tiles(const Expectation& e, const Compa
            c.mark(i, j) != static_cast<std::uint8_t>(Mark::exact)) &&
           e.grid.at(i, j).slice_count() > 1)
         all.push_back({i, j});
-  if (all.size() <= kSamples) return all;
+  if (all.size() <= kReductionSamples) return all;
   std::vector<Element> out;
-  for (size_t k = 0; k < kSamples; ++k) out.push_back(all[k * all.size() / kSamples]);
+  for (size_t k = 0; k < kReductionSamples; ++k) out.push_back(all[k * all.size() / kReductionSamples]);
   return out;
 }
 

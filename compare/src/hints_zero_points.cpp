@@ -23,7 +23,7 @@
 namespace tc::hints {
 namespace {
 
-constexpr size_t kMaxColumns = 12;
+constexpr size_t kZeroPointColumns = 12;
 constexpr size_t kFailingRows = 4;        // failing rows checked per column, and
 constexpr int kMaxRows = 64;              // up to this many rows spread over M
 constexpr int kEnumerateGroups = 6;       // 3^6 = 729 assignments
@@ -32,7 +32,7 @@ constexpr int kListedGroups = 6;          // named in the text
 constexpr double kExplainedShare = 0.25;  // what an assignment may leave of a column's error
 
 // One column's data: per checked row, its error and, per group and offset, the change of its result.
-struct ColumnData {
+struct ZeroPointColumn {
   int j = 0;
   std::vector<int> rows;
   std::vector<bool> failing;
@@ -40,8 +40,8 @@ struct ColumnData {
   F64Matrix D[2], mag[2];   // offset -1, +1: (rows, G) the change D_gd and its magnitude sum_k |a dw|
 };
 
-ColumnData column_data(const Expectation& e, const Comparison& c, int j, const std::set<int>& sampled_rows) {
-  ColumnData col;
+ZeroPointColumn column_data(const Expectation& e, const Comparison& c, int j, const std::set<int>& sampled_rows) {
+  ZeroPointColumn col;
   col.j = j;
   std::set<int> rows(sampled_rows);
   const int step = std::max(1, e.M() / kMaxRows);
@@ -91,7 +91,7 @@ struct ColumnFit {
 // An assignment explains a column when every checked row fits it, a failing row is among them, and
 // it removes most of the column's error (with wide bounds, fp16 partials under an unknown schedule,
 // some small assignment fits any error by chance; it does not remove it).
-ColumnFit check(const Expectation& e, const Comparison& c, const ColumnData& col, const Assignment& d) {
+ColumnFit check(const Expectation& e, const Comparison& c, const ZeroPointColumn& col, const Assignment& d) {
   ColumnFit v;
   const std::uint16_t scale = e.w.scales(0, col.j);  // the epilogue's, per column
   bool moved = false;
@@ -121,7 +121,7 @@ ColumnFit check(const Expectation& e, const Comparison& c, const ColumnData& col
 
 // Least squares on the +1 changes, rounded to -1/0/+1 (a -1 group's change is about the negative);
 // empty when it gives nothing.
-Assignment solved(const ColumnData& col) {
+Assignment solved(const ZeroPointColumn& col) {
   const Eigen::Index R = static_cast<Eigen::Index>(col.rows.size()), G = col.D[1].cols();
   const Eigen::VectorXd eps = Eigen::Map<const Eigen::VectorXd>(col.eps.data(), R);
   if (!eps.allFinite() || !col.D[1].allFinite()) return {};
@@ -134,7 +134,7 @@ Assignment solved(const ColumnData& col) {
 
 // The assignments tried for a column, simplest first.
 template <typename Try>
-bool search(const ColumnData& col, Try&& attempt) {
+bool search(const ZeroPointColumn& col, Try&& attempt) {
   const int G = static_cast<int>(col.D[0].cols());
   for (int d : {1, -1})
     if (attempt(Assignment(G, d))) return true;
@@ -167,7 +167,7 @@ bool search(const ColumnData& col, Try&& attempt) {
 void zero_point_off_by_one(const Expectation& e, const Comparison& c, const std::vector<Element>& fails,
                            std::vector<Hint>& out) {
   if (e.zero_points.size() == 0 || fails.empty()) return;
-  // Up to kMaxColumns columns that fail on their values, spread over the output, each with up to
+  // Up to kZeroPointColumns columns that fail on their values, spread over the output, each with up to
   // kFailingRows of its failing rows.
   std::map<int, std::vector<int>> failing;  // column -> its failing rows, in order
   for (const auto& [i, j] : fails) {
@@ -176,7 +176,7 @@ void zero_point_off_by_one(const Expectation& e, const Comparison& c, const std:
   }
   std::vector<int> columns;
   for (const auto& entry : failing) columns.push_back(entry.first);
-  columns = spread(columns, kMaxColumns);
+  columns = spread(columns, kZeroPointColumns);
   if (columns.size() < 3) return;
   struct Found {
     int j;
@@ -186,7 +186,7 @@ void zero_point_off_by_one(const Expectation& e, const Comparison& c, const std:
   size_t rows = 0, exact = 0;
   for (int j : columns) {
     const std::vector<int> rows_of_j = spread(failing[j], kFailingRows);
-    const ColumnData col = column_data(e, c, j, std::set<int>(rows_of_j.begin(), rows_of_j.end()));
+    const ZeroPointColumn col = column_data(e, c, j, std::set<int>(rows_of_j.begin(), rows_of_j.end()));
     search(col, [&](const Assignment& d) {
       const ColumnFit f = check(e, c, col, d);
       if (!f.explains) return false;

@@ -33,7 +33,7 @@ void validate_inputs(const HalfMatrix& A, const QuantizedWeights& w) {
   validate_shape(Shape{static_cast<int>(A.rows()), w.N(), w.K(), w.group});
 }
 
-double power_of_two(int e) {  // clamped to finite doubles: the grid of a row or column of zeros is huge
+double clamped_power_of_two(int e) {  // clamped to finite doubles: the grid of a row or column of zeros is huge
   return std::ldexp(1.0, std::clamp(e, -1000, 1000));
 }
 
@@ -79,7 +79,7 @@ ReferenceOutput reference_gemm(const HalfMatrix& A, const QuantizedWeights& w, C
   for (int i = 0; i < M; ++i) {
     for (int j = 0; j < N; ++j) {
       const double y = out.y_exact(i, j) + 0.0, S = out.S(i, j);  // + 0.0: an exact zero is +0
-      const bool proven = std::isfinite(S) && S <= power_of_two(52 + grid[i] + p.column_grid[j]);
+      const bool proven = std::isfinite(S) && S <= clamped_power_of_two(52 + grid[i] + p.column_grid[j]);
       if (path == GemmPath::exact && !proven) {
         unproven[i].push_back({i, j});
         continue;

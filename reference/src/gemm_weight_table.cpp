@@ -9,20 +9,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 
 #include "tilecheck/reference/contract.h"
 #include "tilecheck/reference/shape.h"
 
 namespace tc {
 namespace {
-
-double power_of_two(int e) {  // -1022 <= e <= 1023
-  const std::uint64_t bits = static_cast<std::uint64_t>(e + 1023) << 52;
-  double x;
-  std::memcpy(&x, &bits, sizeof x);
-  return x;
-}
 
 int bit_length(std::uint32_t x) { return x == 0 ? 0 : 32 - __builtin_clz(x); }
 
@@ -68,7 +60,7 @@ WeightTable weight_table(half_bits scale, int group) {
     std::uint32_t m;
     int exponent;
     round_to_11_bits(static_cast<std::uint32_t>(v) * sigma, e, m, exponent);
-    double magnitude = static_cast<double>(m) * power_of_two(exponent);
+    double magnitude = std::ldexp(static_cast<double>(m), exponent);  // exact: m < 2^11, a normal exponent
     if (magnitude >= 65536.0) {
       magnitude = INFINITY;
       t.finite = false;

@@ -10,7 +10,7 @@
 namespace tc {
 namespace {
 
-std::string seconds_text(double s) {
+std::string watchdog_seconds_text(double s) {
   char text[32];
   std::snprintf(text, sizeof text, s < 0.1 ? "%.4f" : "%.1f", s);
   return text;
@@ -48,13 +48,13 @@ double WatchdogTimes::timeout(const std::string& config, double work, double cap
 std::string WatchdogTimes::explain(const std::string& config, double work, double cap) const {
   const Times* t = times_for(config);
   const double chosen = timeout(config, work, cap);
-  if (t == nullptr) return cat("the cap, ", seconds_text(cap), " s: no cell of this library had completed");
-  if (chosen >= cap) return cat("the cap, ", seconds_text(cap), " s");
+  if (t == nullptr) return cat("the cap, ", watchdog_seconds_text(cap), " s: no cell of this library had completed");
+  if (chosen >= cap) return cat("the cap, ", watchdog_seconds_text(cap), " s");
   const std::string whose = by_config_.count(config) ? cat(config, "'s") : std::string("this library's");
   const double seconds = predicted(*t, work);
-  if (chosen <= kFloor) return cat("the floor, ", seconds_text(kFloor), " s: ", whose, " completed cells predict ",
-                                   seconds_text(seconds), " s");
-  return cat(seconds_text(kFactor), " x ", seconds_text(seconds), " s predicted from ", whose,
+  if (chosen <= kFloor) return cat("the floor, ", watchdog_seconds_text(kFloor), " s: ", whose, " completed cells predict ",
+                                   watchdog_seconds_text(seconds), " s");
+  return cat(watchdog_seconds_text(kFactor), " x ", watchdog_seconds_text(seconds), " s predicted from ", whose,
              " completed cells at this size");
 }
 

@@ -15,7 +15,7 @@ constexpr int kPerturbJsonVersion = 1;
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
 
-std::string seconds_text(double s) {
+std::string seconds_one_decimal(double s) {
   char text[32];
   std::snprintf(text, sizeof text, "%.1f", s);
   return text;
@@ -122,7 +122,7 @@ void print_perturbation(std::ostream& out, const PerturbRun& run, const PerturbH
   for (const auto& [why, cells] : stopped) out << "stopped early: " << cells_text(cells) << ": " << why << "\n";
   for (const auto& [why, cells] : not_applicable) out << "n/a: " << cells_text(cells) << ": " << why << "\n";
   out << "perturb: " << n.cells << " cells, " << n.rounds_run << " of " << n.rounds_planned << " rounds run in "
-      << seconds_text(run.seconds) << " s (seed " << header.seed << ", " << header.rounds << " rounds a cell): "
+      << seconds_one_decimal(run.seconds) << " s (seed " << header.seed << ", " << header.rounds << " rounds a cell): "
       << n.failed << " cell" << (n.failed == 1 ? "" : "s") << " failed in " << n.rounds_failed << " round"
       << (n.rounds_failed == 1 ? "" : "s") << ", " << n.passed << " passed, " << n.not_applicable << " n/a, "
       << n.incomplete << " incomplete, " << n.not_run << " not run\n";
