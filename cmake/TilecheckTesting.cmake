@@ -35,7 +35,6 @@ function(tc_kernel_library_is_external name out)
   get_property(external GLOBAL PROPERTY TC_KERNEL_EXTERNAL_${name})
   set(${out} ${external} PARENT_SCOPE)
 endfunction()
-option(TC_UNITY_TESTS "Compile the test executables' sources in batches (CMake unity build)" ON)
 set(TC_TEST_LABELS cpu gpu sanitizer mutation notebook perturb)  # perturb: the perturbation tier (docs/perturb.md)
 
 function(tc_add_gtest)
@@ -49,18 +48,9 @@ function(tc_add_gtest)
     set(T_TIMEOUT 300)
   endif()
   add_executable(${T_NAME} ${T_SOURCES})
-  # One translation unit per test executable: the headers (GoogleTest, Eigen, HDF5) are most of each
-  # file's compile time (docs/results/framework-speed-2026-12-02.md). The files' helpers then share
-  # one scope: two with one name would overload, and a call could bind to the other file's without a
-  # word, which would leave its own unused; unused functions are therefore errors here.
-  set_target_properties(${T_NAME} PROPERTIES UNITY_BUILD ${TC_UNITY_TESTS} UNITY_BUILD_BATCH_SIZE 0)
-  if(TC_UNITY_TESTS)
-    target_compile_options(${T_NAME} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-Werror=unused-function>)
-  endif()
-  # -O1 for the tests' own code in optimised builds: what they exercise is in the libraries (-O3); a
-  # test program then compiles in half the time (compare_tests: 41 s -> 19 s) and runs as fast
-  # (docs/results/framework-speed-2026-12-02-s18.md).
-  target_compile_options(${T_NAME} PRIVATE $<$<AND:$<CONFIG:Release>,$<COMPILE_LANGUAGE:CXX>>:-O1>)
+  # One translation unit per test program, its own code at -O1 (cmake/TilecheckCompileTime.cmake).
+  tc_unity_build(${T_NAME} 0)
+  tc_optimise_lightly(${T_NAME})
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} tc_gtest_main GTest::gtest tc_warnings)
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # "common/<helper>.h"
   set(extra "")  # properties beyond labels and timeout
