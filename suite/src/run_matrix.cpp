@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <utility>
 
 #include "tilecheck/core/error.h"
 #include "tilecheck/suite/interrupt.h"
@@ -93,6 +94,16 @@ CellOutcome live_outcome(const Fixture& f, const Cell& cell, const CellRun& r, c
   return outcome;
 }
 
+// A cell that ended in an exception (its case could not be loaded, its launch or its judging threw).
+CellOutcome error_outcome(const Cell& cell, std::string family, const std::exception& e) {
+  CellOutcome outcome;
+  outcome.cell = cell;
+  outcome.family = std::move(family);
+  outcome.status = CellStatus::error;
+  outcome.message = e.what();
+  return outcome;
+}
+
 }  // namespace
 
 std::vector<std::optional<CellOutcome>> verdicts_to_keep(const std::vector<Cell>& cells,
@@ -128,6 +139,12 @@ MatrixRun run_matrix(KernelWorkers& workers, const std::vector<Cell>& cells, con
   }();
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(o.time_budget > 0 ? o.time_budget : 1e9));
+  // A cell's outcome is in: into the journal, and counted for the progress line.
+  const auto settle = [&](std::size_t i, const Cell& cell, const CellOutcome& outcome) {
+    journal.record(i, outcome);
+    const std::size_t n = ++completed;
+    if (o.progress) o.progress(n, to_run, cell);
+  };
   {
     JudgePool pool(o.threads);
     // One feeder thread per device: it takes the next case, runs its cells in its worker, and hands
@@ -151,15 +168,8 @@ MatrixRun run_matrix(KernelWorkers& workers, const std::vector<Cell>& cells, con
             }
             run = std::make_shared<const CellRun>(workers.run(slot, cell, *f));
           } catch (const std::exception& e) {
-            CellOutcome outcome;
-            outcome.cell = cell;
             const auto family = o.families.find(cell.case_id);
-            if (family != o.families.end()) outcome.family = family->second;
-            outcome.status = CellStatus::error;
-            outcome.message = e.what();
-            journal.record(i, outcome);
-            const std::size_t n = ++completed;
-            if (o.progress) o.progress(n, to_run, cell);
+            settle(i, cell, error_outcome(cell, family == o.families.end() ? "" : family->second, e));
             continue;
           }
           if (o.record && judgeable(run->run)) {
@@ -167,20 +177,14 @@ MatrixRun run_matrix(KernelWorkers& workers, const std::vector<Cell>& cells, con
             result.recorded.push_back(
                 {cell, run->run.C, run->run.guard, run->run.declared, run->run.workspace, f->spec.format.dtype});
           }
-          pool.submit(cell, [f, run, i, &cell, &o, &hdf5, &budget, &journal, &completed, to_run] {
+          pool.submit(cell, [f, run, i, &cell, &o, &hdf5, &budget, &settle] {
             CellOutcome outcome;
             try {
               outcome = live_outcome(*f, cell, *run, o, hdf5, budget);
             } catch (const std::exception& e) {
-              outcome = CellOutcome{};
-              outcome.cell = cell;
-              outcome.family = case_family(f->spec);
-              outcome.status = CellStatus::error;
-              outcome.message = e.what();
+              outcome = error_outcome(cell, case_family(f->spec), e);
             }
-            journal.record(i, outcome);
-            const std::size_t n = ++completed;
-            if (o.progress) o.progress(n, to_run, cell);
+            settle(i, cell, outcome);
             return outcome;
           });
         }
