@@ -6,6 +6,7 @@
 // regenerate --case` process per case (HDF5 is not thread-safe here), the largest first.
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <filesystem>
 #include <mutex>
 #include <string>
