@@ -14,11 +14,11 @@
 #   kill     our kill matrix (scripts/mutation-matrix.py), every mutant of kernel/src/variants.h
 #   vkill    the kill matrix of vLLM's mutants (docs/mutation-vllm.md) against its clean adapter
 #   perturb  tilecheck perturb on our kernel, 20 rounds a cell, 120 s (every format it lists)
-#   race     racecheck on vLLM, one configuration per process, 2 configurations (source lines)
+#   race     racecheck on vLLM, one configuration per process, 2 configurations (source lines), beside vllm
 #   bench    three kernels, marlin contract, each on its own choice (3 shapes x 5 M x 2 groups)
 #   label    a default GPU build (build/plain) and ctest -L gpu -j 16 on it, output on failure (the first
 #            run makes the on-demand cases), again (steady state) if time is left; then one matrix
-#            process alone, verbose (each cell's time)
+#            process alone, verbose (each cell's time), and KitInterruption alone
 # Environment: PEERS (default .peers: ist-marlin/marlin/ and vllm/ as docs/vllm-marlin.md lists),
 # OUTDIR (default /tmp/tc-pipeline), DEADLINE (seconds from the start; default 1500), $OUT (the device
 # tool's folder for files sent back). The peers' files are never written into the repository.
@@ -110,6 +110,18 @@ if has kill; then
   kpid=$!
 fi
 
+if has race && [ "$(left)" -gt 400 ]; then  # two configurations, one process each, beside the vLLM runs (the
+  # sanitizer is slow on the GPU, not on the cores); every distinct pair of lines
+  ( t=$(date +%s)
+  timeout 400 python3 tests/sanitizer/run_sanitizer.py --tool racecheck --suite $B/tests/suite/suite_gpu_tests \
+    --kernel $K/libtc_vllm_marlin.so --per-config --jobs 2 --allow-na --timeout 380 \
+    --filter 'Sanitize/*_m1n8k8g8_*:Sanitize/*_m1n8k8gcol_*' --log "$O/racecheck-vllm.log" \
+    --source-dir "$PEERS/vllm/csrc/quantization/marlin" --allowlist tests/sanitizer/allowlist.txt > "$O/racecheck-vllm.txt" 2>&1
+  log "racecheck vLLM (m1n8k8g8, m1n8k8gcol) exit $? ($(since "$t") s)"
+  tail -20 "$O/racecheck-vllm.txt" >> "$O/summary.txt" ) &
+  rpid=$!
+fi
+
 if has vllm; then  # both variants at once: the GPU has room, the 16 cores judge for both
   vpids=()
   for v in tc_vllm_marlin tc_vllm_marlin_fp16_reduce; do
@@ -133,22 +145,13 @@ if has perturb && [ "$(left)" -gt 300 ]; then  # every format our kernel lists, 
   log "perturb ours exit $? ($(since "$t") s): $(grep -E '^perturb:' "$O/perturb-ours.txt")"
 fi
 
-if has race && [ "$(left)" -gt 400 ]; then  # two configurations, one process each: every distinct pair of lines
-  t=$(date +%s)
-  timeout 400 python3 tests/sanitizer/run_sanitizer.py --tool racecheck --suite $B/tests/suite/suite_gpu_tests \
-    --kernel $K/libtc_vllm_marlin.so --per-config --jobs 2 --allow-na --timeout 380 \
-    --filter 'Sanitize/*_m1n8k8g8_*:Sanitize/*_m1n8k8gcol_*' --log "$O/racecheck-vllm.log" \
-    --source-dir "$PEERS/vllm/csrc/quantization/marlin" --allowlist tests/sanitizer/allowlist.txt > "$O/racecheck-vllm.txt" 2>&1
-  log "racecheck vLLM (m1n8k8g8, m1n8k8gcol) exit $? ($(since "$t") s)"
-  tail -20 "$O/racecheck-vllm.txt" >> "$O/summary.txt"
-fi
-
 if has vkill; then  # vLLM's mutants (plugins/vllm-marlin/mutants.txt) against the clean adapter
   t=$(date +%s); python3 scripts/mutation-matrix.py --vllm --build $B --jobs 4 --out "$O/kill-matrix-vllm.md" > "$O/kill-matrix-vllm.log" 2>&1
   log "kill matrix vLLM exit $? ($(since "$t") s)"; grep -E "^\| (clean|control|v[0-9]+ )" "$O/kill-matrix-vllm.log" >> "$O/summary.txt"
 fi
 
 [ -n "${kpid:-}" ] && wait "$kpid"
+[ -n "${rpid:-}" ] && wait "$rpid"
 
 if has label; then
   wait "$ppid"; log "$(cat "$O/plain.done")"
@@ -161,6 +164,10 @@ if has label; then
   # Where one matrix process spends its time (gtest prints each cell's milliseconds): the label's longest tests.
   t=$(date +%s); ctest --test-dir build/plain -R 'suite_gpu[.]upstream[.]m1n8k8g8$' -V > "$O/suite-gpu-one.log" 2>&1
   log "suite_gpu.upstream.m1n8k8g8 alone exit $? ($(since "$t") s)"
+  # KitInterruption alone (it failed in the crowded label with exit 137), then what the kernel logged of kills.
+  t=$(date +%s); ctest --test-dir build/plain -R 'KitInterruption' -V > "$O/kit-interruption-alone.log" 2>&1
+  log "KitInterruption alone exit $? ($(since "$t") s)"
+  dmesg 2>&1 | grep -iE "killed process|out of memory|oom" | tail -5 >> "$O/summary.txt"
 fi
 
 if has bench; then
