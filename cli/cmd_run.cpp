@@ -312,7 +312,7 @@ Command add_run(CLI::App& parent) {
       ->capture_default_str();
   app->add_option("--cell-timeout", o->cell_timeout,
                   "Most seconds a cell may run from launch to result before it is a HANG (0: 30 s plus the "
-                  "multiply-adds at 0.1 TFLOP/s). The watchdog adapts below it: max(2 s, 20 x what the "
+                  "multiply-adds at 0.1 TFLOP/s). The watchdog adapts below it: max(5 s, 20 x what the "
                   "configuration's completed cells predict at the cell's size)")
       ->check(timeout_seconds(true))
       ->capture_default_str();

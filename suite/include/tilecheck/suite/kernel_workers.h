@@ -46,7 +46,8 @@ struct CellRun {
 // The adaptive watchdog's bookkeeping: how long completed cells took, by configuration.
 class WatchdogTimes {
  public:
-  static constexpr double kFloor = 2;   // seconds: start-up noise, a context switch, a busy host
+  static constexpr double kFloor = 5;   // seconds: a busy host, and a trapped kernel's error, which reached
+                                        // its process after more than 2 s with 16 test processes on an H200
   static constexpr double kFactor = 20;
   void completed(const std::string& config, double seconds, double work);
   // The watchdog for a cell of `work` multiply-adds of `config`, at most `cap`.
