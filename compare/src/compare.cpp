@@ -234,10 +234,12 @@ TierResult bound_tier(const Counts& counts) {
           cat(counts.mismatched(), " mismatched")};
 }
 
-TierResult statistics_tier(const CompareOptions& options, const Statistics& stats) {
+TierResult statistics_tier(const Expectation& e, const CompareOptions& options, const Statistics& stats) {
   const char* key = "t2";
   const char* title = "T2 statistics";
   if (!options.statistics_tier) return {key, title, TierStatus::not_applicable, "off"};
+  if (const std::string why = e.statistics_tier_absent(); !why.empty())
+    return {key, title, TierStatus::not_applicable, why};
   if (stats.n < kStatsMinElements)
     return {key, title, TierStatus::not_applicable, cat("n=", stats.n, " < ", kStatsMinElements, " finite elements")};
   const double limit = stats.bias_limit();
@@ -285,7 +287,7 @@ Comparison compare(const Expectation& e, const HalfMatrix& got, const GuardBand&
   attribute_guard_cells(e, c);
   keep_worst(std::move(worst), c);
   finish_statistics(sums, row_sq, c.stats);
-  c.tiers = {exact_tier(e, options, c.counts), bound_tier(c.counts), statistics_tier(options, c.stats)};
+  c.tiers = {exact_tier(e, options, c.counts), bound_tier(c.counts), statistics_tier(e, options, c.stats)};
   if (!c.passed()) c.hints = find_hints(e, c);
   return c;
 }

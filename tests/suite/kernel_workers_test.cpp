@@ -61,7 +61,7 @@ TEST(ConfigBudget, TheFaultLimitCountsInARowAndTheHangBudgetAllHangs) {
   EXPECT_FALSE(b.given_up("m1n16k4g8", why, hang)) << "a configuration never seen";
 }
 
-// The watchdog: the cap before anything completed; then max(2 s, 20 x what the slowest completed
+// The watchdog: the cap before anything completed; then max(5 s, 20 x what the slowest completed
 // cell predicts at this cell's size), from the configuration's own cells, or the library's other
 // configurations' until it has some; never above the cap.
 TEST(WatchdogTimes, AdaptsToCompletedCellsWithAFloorAndACap) {
@@ -75,10 +75,10 @@ TEST(WatchdogTimes, AdaptsToCompletedCellsWithAFloorAndACap) {
   EXPECT_DOUBLE_EQ(t.timeout("m1n8k8g8", 1e10, 30), 30) << "capped";
   EXPECT_NE(t.explain("m1n8k8g8", 1e8, 30).find("predicted from m1n8k8g8's completed cells"), std::string::npos)
       << t.explain("m1n8k8g8", 1e8, 30);
-  t.completed("m2n16k4g8", 0.2, 1e6);  // a slow configuration does not slow another one's watchdog
-  EXPECT_DOUBLE_EQ(t.timeout("m2n16k4g8", 1e6, 30), 4);
+  t.completed("m2n16k4g8", 0.5, 1e6);  // a slow configuration does not slow another one's watchdog
+  EXPECT_DOUBLE_EQ(t.timeout("m2n16k4g8", 1e6, 30), 10);
   EXPECT_EQ(t.timeout("m1n8k8g8", 1e6, 30), WatchdogTimes::kFloor);
-  EXPECT_DOUBLE_EQ(t.timeout("m4n16k4g8", 1e6, 30), 4) << "an unseen configuration: the library's slowest";
+  EXPECT_DOUBLE_EQ(t.timeout("m4n16k4g8", 1e6, 30), 10) << "an unseen configuration: the library's slowest";
 }
 
 TEST(KernelWorkers, AWorkerThatDiesAtStartNamesItsSignal) {

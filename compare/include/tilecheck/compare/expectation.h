@@ -63,6 +63,10 @@ struct Expectation {
   bool exact_tier() const;
   // Why T0 does not apply ("" when it does).
   std::string exact_tier_absent() const;
+  // Why T2 does not apply ("" when it does): its 5-sigma limit needs the elements' errors to be
+  // independent, which holds for data drawn at random (normal, specials, overflow) or of unknown origin,
+  // not for the constructed distributions, which repeat inputs along rows and columns.
+  std::string statistics_tier_absent() const;
 };
 
 // Takes the reference as computed by the caller (or loaded from a fixture; its expected output must
