@@ -7,14 +7,16 @@
 #   scripts/device-pipeline.sh --help
 # Steps (each logs its lines to summary.txt; the bench skips the points left at DEADLINE):
 #   build    configure the gpu preset with the peers and every mutant (ours, vLLM's), build all, golden regenerate --all
+#   vbuild   instead of build: the gpu preset with the peers, no mutants; tilecheck, vLLM's two libraries, the GPU suite
 #   ours     tilecheck run on our kernel (every format it lists)
 #   makerun  `make run PRESET=gpu` in a copy of the tree without build/, .peers/ or .venv/ (a new user's path)
-#   vllm     tilecheck run on both vLLM variants at once (8 judging threads each)
+#   vllm     tilecheck run on both vLLM variants at once (8 judging threads each); VLLM_VARIANTS picks them
 #   vctest   the vLLM variants' ctest processes (label gpu)
 #   kill     our kill matrix (scripts/mutation-matrix.py), every mutant of kernel/src/variants.h
 #   vkill    the kill matrix of vLLM's mutants (docs/mutation-vllm.md) against its clean adapter
 #   perturb  tilecheck perturb on our kernel, 20 rounds a cell, 120 s (every format it lists)
-#   race     racecheck on vLLM, one configuration per process, 2 configurations (source lines), beside vllm
+#   race     racecheck on vLLM, one configuration per process, 2 configurations (source lines), beside vllm;
+#            RACE_FILTER narrows its gtest filter (default: every cell of m1n8k8g8 and m1n8k8gcol)
 #   bench    three kernels, marlin contract, each on its own choice (3 shapes x 5 M x 2 groups)
 #   label    a default GPU build (build/plain) and ctest -L gpu -j 16 on it, output on failure (the first
 #            run makes the on-demand cases), again (steady state) if time is left; then one matrix
@@ -84,6 +86,16 @@ if has build; then
   wait $gpid; log "$(cat "$O/golden.done")"
 fi
 
+if has vbuild; then  # the least that judges vLLM's libraries and races them
+  cmake --preset gpu "-DTC_IST_MARLIN_SRC=$PEERS/ist-marlin/marlin" "-DTC_VLLM_MARLIN_SRC=$PEERS/vllm" \
+    -DTC_DELAY_VARIANTS=OFF "-DTC_EXTERNAL_KERNELS=$R/$K/libtc_vllm_marlin.so;$R/$K/libtc_vllm_marlin_fp16_reduce.so" \
+    "-DTC_SANITIZER_SOURCE_DIRS=$PEERS/vllm/csrc/quantization/marlin" > "$O/configure.log" 2>&1
+  log "configure (no mutants) exit $?"
+  t=$(date +%s); cmake --build $B --target tilecheck tc_vllm_marlin tc_vllm_marlin_fp16_reduce suite_gpu_tests > "$O/build1.log" 2>&1
+  log "build tilecheck, vLLM's libraries, suite_gpu_tests exit $? ($(since "$t") s)"
+  t=$(date +%s); $TC golden regenerate --all > "$O/golden.log" 2>&1; log "golden regenerate --all exit $? ($(since "$t") s)"
+fi
+
 if has label; then  # the default build beside the rest; its label runs at the end, alone
   ( cmake --preset default -B build/plain -DCMAKE_CUDA_ARCHITECTURES=90 > "$O/plain-configure.log" 2>&1 &&
     nice cmake --build build/plain > "$O/plain-build.log" 2>&1; echo "default build exit $?" > "$O/plain.done" ) &
@@ -115,7 +127,7 @@ if has race && [ "$(left)" -gt 400 ]; then  # two configurations, one process ea
   ( t=$(date +%s)
   timeout 400 python3 tests/sanitizer/run_sanitizer.py --tool racecheck --suite $B/tests/suite/suite_gpu_tests \
     --kernel $K/libtc_vllm_marlin.so --per-config --jobs 2 --allow-na --timeout 380 \
-    --filter 'Sanitize/*_m1n8k8g8_*:Sanitize/*_m1n8k8gcol_*' --log "$O/racecheck-vllm.log" \
+    --filter "${RACE_FILTER:-Sanitize/*_m1n8k8g8_*:Sanitize/*_m1n8k8gcol_*}" --log "$O/racecheck-vllm.log" \
     --source-dir "$PEERS/vllm/csrc/quantization/marlin" --allowlist tests/sanitizer/allowlist.txt > "$O/racecheck-vllm.txt" 2>&1
   log "racecheck vLLM (m1n8k8g8, m1n8k8gcol) exit $? ($(since "$t") s)"
   tail -20 "$O/racecheck-vllm.txt" >> "$O/summary.txt" ) &
@@ -124,7 +136,7 @@ fi
 
 if has vllm; then  # both variants at once: the GPU has room, the 16 cores judge for both
   vpids=()
-  for v in tc_vllm_marlin tc_vllm_marlin_fp16_reduce; do
+  for v in ${VLLM_VARIANTS:-tc_vllm_marlin tc_vllm_marlin_fp16_reduce}; do
     ( t=$(date +%s); $TC run --kernel "$K/lib$v.so" --threads 8 --json "$O/run-$v.json" > "$O/run-$v.txt" 2> "$O/run-$v.progress"
       log "run $v exit $? ($(since "$t") s): $(grep -E '^[0-9]+ cells:' "$O/run-$v.txt")"
       python3 scripts/run-by-config.py "$O/run-$v.json" > "$O/run-$v-by-config.md" 2>&1 ) &
