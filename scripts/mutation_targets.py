@@ -29,10 +29,10 @@ UPSTREAM_SANITIZER_FILTERS = {"racecheck": "Sanitize/*-*_m1n8k8g8_*",
 
 # vLLM's Marlin (plugins/vllm-marlin): the mutants act on the formats their description names, and the
 # matrix judges those formats' cells only. The clean adapter's own failures are left out, so that the
-# control raises no alarm (docs/results/gpu-2026-12-02-s17.md, being triaged): every cell of act-order on
-# a shard of K (-kpart), and bf16-uint8b128's per-column extremes case.
+# control raises no alarm: every cell of act-order on a shard of K (-kpart), vLLM's defect
+# (docs/case-study-vllm-marlin-formats.md, class A).
 VLLM_DESCRIPTION = os.path.join(ROOT, "plugins", "vllm-marlin", "mutants.txt")
-VLLM_NOT_CONTROL_FAILS = r"(?!.*_kpart_)(?!extremes_m8_n256_k128_gcol_marlin_bf16_uint8b128_)"  # at a name's start
+VLLM_NOT_CONTROL_FAILS = r"(?!.*_kpart_)"  # at a name's start
 VLLM_VARIANT = "vllm-bc390b9-fp32-reduce"  # the control's (libtc_vllm_marlin.so: vLLM's default fp32 reduction)
 
 
