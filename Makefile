@@ -7,7 +7,7 @@ export PATH := $(PATH):/usr/local/cuda/bin
 
 PREFIX ?= $(HOME)/.local
 
-.PHONY: run test build configure bootstrap venv clean install python python-check
+.PHONY: run test build configure bootstrap venv clean install python python-check fuzz
 
 run: configure  # only what the main job needs: the CLI and our kernel's library (make test builds the rest)
 	cmake --build --preset $(PRESET) --target tilecheck tc_kernel_upstream
@@ -30,6 +30,14 @@ venv:  # the Python venv the tests use (notebooks, h5py checks)
 
 python: venv  # the Python package into .venv: pip install . with the venv's pinned build tools (docs/python.md)
 	.venv/bin/pip install -q --disable-pip-version-check --no-build-isolation --no-deps .
+
+FUZZ_SECONDS ?= 600
+fuzz: build  # each fuzz harness for FUZZ_SECONDS (default 10 minutes; make test gives each 10 s)
+	@for h in $(BUILD)/tests/fuzz/clang/fuzz_*; do \
+	  [ -x "$$h" ] || { echo "make fuzz: no harnesses in $(BUILD)/tests/fuzz/clang (configure says why)"; exit 1; }; \
+	  echo "== $$(basename $$h), $(FUZZ_SECONDS) s"; \
+	  tests/fuzz/run_fuzzer.sh "$$h" "$(BUILD)/tests/fuzz/long/$$(basename $$h)" $(FUZZ_SECONDS) || exit 1; \
+	done
 
 python-check:  # pip install . from a clean clone into a fresh venv, then use it (slow: not in make test)
 	tests/python/pip_install_check.sh
