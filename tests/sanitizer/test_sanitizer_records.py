@@ -74,7 +74,7 @@ def committed_entries():
 
 
 def h2_line():
-    return next(e.line for e in committed_entries() if e.source is not None and "H2" in e.reason)
+    return next(e.line for e in committed_entries() if e.source is not None and "upstream Marlin H2" in e.reason)
 
 
 def judge(text, entries, gtest=GTEST_PASS, returncode=1):
@@ -187,11 +187,27 @@ class SourceForm(Sources):
         return [r.allowed_by is not None for r in report.findings]
 
     def test_the_committed_h2_entry_is_in_the_source_form(self):
-        (entry,) = [e for e in committed_entries() if "H2" in e.reason]
+        (entry,) = [e for e in committed_entries() if "upstream Marlin H2" in e.reason]
         self.assertIsNone(entry.pattern)
         self.assertEqual([(c.kind, c.fn.pattern if c.fn else None) for c in entry.source.accesses],
                          [("Read", "ldsm4"), ("Write", None)])
         self.assertEqual(entry.source.file, "marlin_cuda_kernel.cu")
+
+    def test_the_committed_vllm_entry_allows_its_two_pairs_and_nothing_else(self):
+        # An invented stand-in for vLLM's marlin_template.h: the two lines the H200's records name
+        # (docs/case-study-vllm-marlin-sanitizer.md) hold the identifiers the entry matches.
+        lines = [f"// fake template line {i}" for i in range(1, 1501)]
+        lines[938 - 1] = "          &sh_b_stage[fake_stride + fake_offset]);"
+        lines[1433 - 1] = "                  &frag_c)[fake_index];"
+        lines[500 - 1] = "    fake_other = sh_a_stage[fake_offset];"
+        path = self.write("vllm/marlin_template.h", "\n".join(lines) + "\n")
+        elsewhere = self.write("other/marlin_kernel.cuh", "\n".join(lines) + "\n")
+        fn = "marlin::Marlin::lambda1::operator"
+        war = ("WAR", ("Read", fn, 938), ("Write", fn, 1433), False)
+        raw = ("RAW", ("Write", fn, 1433), ("Read", fn, 938), False)
+        other_read = ("WAR", ("Read", fn, 500), ("Write", fn, 1433), False)
+        self.assertEqual(self.allowed([war, raw, other_read], path), [True, True, False])
+        self.assertEqual(self.allowed([war, raw], elsewhere), [False, False])
 
     def test_text_form_survives_a_line_shift_and_the_line_number_form_does_not(self):
         old = sanitizer_allowlist.parse_allowlist(OLD_FORM)
