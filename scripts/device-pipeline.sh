@@ -167,6 +167,7 @@ fi
 
 if has label; then
   wait "$ppid"; log "$(cat "$O/plain.done")"
+  export OMP_NUM_THREADS=1  # as the test presets do: ctest runs 16 processes side by side
   t=$(date +%s); ctest --test-dir build/plain -L gpu -j 16 --output-on-failure > "$O/ctest-gpu-plain.log" 2>&1
   log "ctest -L gpu (default build, first run) exit $? ($(since "$t") s): $(grep -E 'tests passed|tests failed' "$O/ctest-gpu-plain.log")"
   if [ "$(left)" -gt 200 ]; then  # the on-demand cases are made now: what every later run takes
