@@ -10,8 +10,8 @@
 //
 // ctest runs test programs side by side (-j), so each one's OpenMP regions run on one thread unless
 // OMP_NUM_THREADS says otherwise: N programs with N threads each, spinning at every barrier, made a
-// matrix process 3x slower beside three others on 2 cores (39.4 s against 11.9 s) and the CPU tests
-// 153 s against 117 s.
+// matrix process 3x slower beside three others on 2 cores (39.4 s against 11.9 s); the test presets
+// set OMP_NUM_THREADS=1 for the scripts and notebooks too (CPU tests 153 s against 116 s).
 #include <gtest/gtest.h>
 #include <omp.h>
 

@@ -156,4 +156,3 @@ TEST(FormatBounds, CatchTheClassicBugsOfEachFormat) {
 
 }  // namespace
 }  // namespace tc
-

@@ -6,7 +6,8 @@
 //   T0 exact       cases of the `exact` distribution: every element bitwise equal to the expected
 //                  output (+-0 equal, any NaN for NaN)
 //   T1 bound       every element admissible, no guard cell written, nothing left unwritten
-//   T2 statistics  over the elements that pass T1 with got and expected finite (at least
+//   T2 statistics  on cases drawn at random (Expectation::statistics_tier_absent), over the elements
+//                  that pass T1 with got and expected finite (at least
 //                  kStatsMinElements; gross failures are T1's, T2 looks for subtle ones):
 //                  |bias| and |bias toward zero| <= max(kBiasLimit, 5 standard errors) ULP, each
 //                  element's error clipped to +-1 ULP; RMS(ulp / max(1, allowance)) <= kRmsLimit
