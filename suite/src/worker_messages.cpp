@@ -18,7 +18,8 @@ void put_numerics(Message& m, const std::optional<KernelNumerics>& n) {
   m.put<std::int32_t>(n->min_k_slice);
 }
 
-// `last`: the enum's last value, so that a value added to it travels without a change here.
+// `last`: the enum's last value; a value added after it changes the calls below and the values
+// WorkerMessages.EveryDeclarableNumericsCrosses round-trips.
 template <typename Enum>
 Enum get_enum(Message& m, const char* what, Enum last) {
   const auto v = m.get<std::int32_t>();

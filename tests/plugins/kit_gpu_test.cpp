@@ -36,7 +36,7 @@ std::string run_filter(const tc_kit::Victim& v) {
   return cat("_(", victim, "|m1n8k8g8|m2n16k4gcol)_.*_sms(3|7)$");
 }
 // Seconds a kit library's run of that slice may take: the watchdog adapts to the completed cells
-// (2 s floor) and a configuration is given up after 2 hangs or 3 faults in a row.
+// (WatchdogTimes::kFloor at least) and a configuration is given up after 2 hangs or 3 faults in a row.
 constexpr double kRunBudget = 90;
 
 using tc_kit::library;

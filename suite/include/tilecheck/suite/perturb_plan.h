@@ -73,7 +73,7 @@ struct NoiseChoices {
 std::vector<PerturbRound> plan_rounds(std::uint64_t seed, const std::string& cell, int rounds, double noise_limit_ms);
 
 // Limits of the tier's options, checked where they are given (cli/cmd_perturb.cpp) and here. The
-// noise's limit stays below the adaptive watchdog's 2 s floor (kernel_workers.h), so that noise a
+// noise's limit stays below the adaptive watchdog's floor (WatchdogTimes::kFloor, 5 s), so that noise a
 // kernel waits for can never by itself make a round a HANG.
 constexpr int kMaxRounds = 100000;
 constexpr double kMaxNoiseLimitMs = 1000;
