@@ -69,7 +69,11 @@ class Progress {
   void step(std::size_t done, std::size_t total, const Cell& cell) {
     std::lock_guard<std::mutex> lock(mutex_);
     const auto now = std::chrono::steady_clock::now();
-    if (done == total ? ended_ : now - last_ < std::chrono::seconds(3)) return;
+    // The first verdict's line at once (the run is under way: a signal from now on keeps results),
+    // then one every 3 s, and the 100 % line once.
+    const bool first = done > 0 && !first_shown_;
+    if (done == total ? ended_ : !first && now - last_ < std::chrono::seconds(3)) return;
+    first_shown_ = first_shown_ || done > 0;
     ended_ = done == total;
     last_ = now;
     std::fprintf(stderr, "  [%zu/%zu] %3.0f%%  %.0f s  %s\n", done, total, 100.0 * done / std::max<std::size_t>(total, 1),
@@ -79,7 +83,8 @@ class Progress {
  private:
   std::mutex mutex_;
   std::chrono::steady_clock::time_point start_, last_;
-  bool ended_ = false;  // the 100 % line is printed once
+  bool first_shown_ = false;  // the line of the first cell with a verdict
+  bool ended_ = false;        // the 100 % line is printed once
 };
 
 // --schedule: the judging override of the schedule the bounds assume.

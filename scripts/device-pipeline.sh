@@ -168,18 +168,23 @@ fi
 if has label; then
   wait "$ppid"; log "$(cat "$O/plain.done")"
   export OMP_NUM_THREADS=1  # as the test presets do: ctest runs 16 processes side by side
-  t=$(date +%s); ctest --test-dir build/plain -L gpu -j 16 --output-on-failure > "$O/ctest-gpu-plain.log" 2>&1
-  log "ctest -L gpu (default build, first run) exit $? ($(since "$t") s): $(grep -E 'tests passed|tests failed' "$O/ctest-gpu-plain.log")"
+  TIMEFORMAT='%R s wall, %U s user, %S s sys'  # bash's `time`: the CPU of every process it waited for
+  t=$(date +%s); { time ctest --test-dir build/plain -L gpu -j 16 --output-on-failure > "$O/ctest-gpu-plain.log" 2>&1; } 2> "$O/ctest-gpu-plain.time"
+  log "ctest -L gpu (default build, first run) ($(since "$t") s; $(cat "$O/ctest-gpu-plain.time")): $(grep -E 'tests passed|tests failed' "$O/ctest-gpu-plain.log")"
   if [ "$(left)" -gt 200 ]; then  # the on-demand cases are made now: what every later run takes
-    t=$(date +%s); ctest --test-dir build/plain -L gpu -j 16 --output-on-failure > "$O/ctest-gpu-plain-2.log" 2>&1
-    log "ctest -L gpu (default build, again) exit $? ($(since "$t") s): $(grep -E 'tests passed|tests failed' "$O/ctest-gpu-plain-2.log")"
+    t=$(date +%s); { time ctest --test-dir build/plain -L gpu -j 16 --output-on-failure > "$O/ctest-gpu-plain-2.log" 2>&1; } 2> "$O/ctest-gpu-plain-2.time"
+    log "ctest -L gpu (default build, again) ($(since "$t") s; $(cat "$O/ctest-gpu-plain-2.time")): $(grep -E 'tests passed|tests failed' "$O/ctest-gpu-plain-2.log")"
   fi
-  # Where one matrix process spends its time (gtest prints each cell's milliseconds): the label's longest tests.
-  t=$(date +%s); ctest --test-dir build/plain -R 'suite_gpu[.]upstream[.]m1n8k8g8$' -V > "$O/suite-gpu-one.log" 2>&1
-  log "suite_gpu.upstream.m1n8k8g8 alone exit $? ($(since "$t") s)"
-  # KitInterruption alone (it failed in the crowded label with exit 137), then what the kernel logged of kills.
-  t=$(date +%s); ctest --test-dir build/plain -R 'KitInterruption' -V > "$O/kit-interruption-alone.log" 2>&1
-  log "KitInterruption alone exit $? ($(since "$t") s)"
+  # Where single processes spend their time, alone: the label's longest matrix process with each
+  # cell's milliseconds (a case's first cell carries its load and upload), a smoke process, the kit.
+  kernel_lib=$R/build/plain/kernel/libtc_kernel_upstream.so
+  for probe in "suite-m4n16k4gcol:build/plain/tests/suite/suite_gpu_tests --gtest_filter=Catalogue/*_m4n16k4gcol_*" \
+               "smoke-m4n16k4gcol:build/plain/tests/kernel/kernel_smoke_gpu_tests --gtest_filter=AllConfigs/KernelSmoke.*/m4n16k4gcol_*" \
+               "kit-interruption:build/plain/tests/plugins/kit_gpu_tests --gtest_filter=KitInterruption.*"; do
+    name=${probe%%:*}; cmd=${probe#*:}
+    { time (cd "$R/$(dirname "${cmd%% *}")" && TC_KERNEL=$kernel_lib $R/$cmd > "$O/alone-$name.log" 2>&1); } 2> "$O/alone-$name.time"
+    log "$name alone: $(cat "$O/alone-$name.time"); $(grep -E '^\[  (PASSED|FAILED)' "$O/alone-$name.log" | head -2 | tr '\n' ' ')"
+  done
   dmesg 2>&1 | grep -iE "killed process|out of memory|oom" | tail -5 >> "$O/summary.txt"
 fi
 
