@@ -3,6 +3,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -118,12 +119,30 @@ ReadStatus read_frame(int fd, Frame& type, Message& m, double timeout_s, int err
   Header h{};
   ReadStatus s = read_exact(fd, &h, sizeof h, deadline, forever, err_fd, err_tail, interruptible);
   if (s != ReadStatus::ok) return s;
-  std::vector<char> bytes(h.bytes);
-  s = read_exact(fd, bytes.data(), bytes.size(), deadline, forever, err_fd, err_tail, interruptible);
-  if (s != ReadStatus::ok) return s;
+  // The body grows as it arrives: a length that no bytes back (a header read from the middle of a
+  // frame) allocates one chunk, not the length. A 130 GB vector from such a header was once the
+  // parent's end (OOM-killed) after an interrupted read.
+  constexpr std::uint64_t kChunk = std::uint64_t{64} << 20;
+  std::vector<char> bytes;
+  while (bytes.size() < h.bytes) {
+    const std::size_t at = bytes.size();
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(kChunk, h.bytes - at));
+    bytes.resize(at + n);
+    s = read_exact(fd, bytes.data() + at, n, deadline, forever, err_fd, err_tail, interruptible);
+    if (s != ReadStatus::ok) return s;
+  }
   type = h.type;
   m = Message(std::move(bytes));
   return ReadStatus::ok;
+}
+
+void drain(int fd, double timeout_s, int err_fd, std::string* err_tail) {
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(timeout_s));
+  char scratch[65536];
+  while (read_exact(fd, scratch, sizeof scratch, deadline, false, err_fd, err_tail, false) == ReadStatus::ok) {
+  }
 }
 
 }  // namespace tc::worker

@@ -86,11 +86,9 @@ void WorkerProcess::kill_now() {
 
 std::string WorkerProcess::dead_message(const char* what) {
   close_fd(to_);
-  // Whatever it still writes to stderr (the crash report) comes before it is reaped.
-  Frame type{};
-  Message m;
-  while (worker::read_frame(from_, type, m, kQuitGrace, err_, &err_tail_) == ReadStatus::ok) {
-  }
+  // Whatever it still writes to stderr (the crash report) comes before it is reaped. Its stdout is
+  // discarded unparsed: after an interrupted or timed-out read it may stop mid-frame.
+  worker::drain(from_, kQuitGrace, err_, &err_tail_);
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }

@@ -158,8 +158,8 @@ std::map<std::string, int> counts(const nlohmann::json& doc) {
   return out;
 }
 
-// SIGINT, as Ctrl-C sends it (to the run's process group), once the first cell's progress line is
-// out: the run stops, prints its summary and leaves a valid JSON whose cells without a verdict are
+// SIGINT, as Ctrl-C sends it (to the run's process group), once the first verdict's progress line
+// is out (judging threads may report the second before the first): the run stops, prints its summary and leaves a valid JSON whose cells without a verdict are
 // "not run"; --resume runs those and the merged counts are an uninterrupted run's. A signal at a fixed
 // time raced the run's start when the GPU label's other processes crowded it.
 TEST(KitInterruption, AnInterruptedRunKeepsItsResultsAndResumeCompletesIt) {
@@ -179,8 +179,8 @@ TEST(KitInterruption, AnInterruptedRunKeepsItsResultsAndResumeCompletesIt) {
     script << "set -m\n"
            << TC_TILECHECK << common << " --json " << part << " 2> " << progress.string() << " &\n"
            << "pid=$!\n"
-           << "for i in $(seq 1200); do grep -q '^  \\[1/' " << progress.string()
-           << " && break; kill -0 $pid 2>/dev/null || break; sleep 0.05; done\n"
+           << "for i in $(seq 6000); do grep -q '^  \\[[1-9][0-9]*/' " << progress.string()
+           << " && break; kill -0 $pid 2>/dev/null || break; sleep 0.01; done\n"
            << "kill -INT -- -$pid\n"
            << "wait $pid\n";
   }

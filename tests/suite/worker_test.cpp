@@ -290,6 +290,42 @@ TEST(WorkerPipe, AnInterruptionEndsAWaitOnASilentWorker) {
   ::close(fds[1]);
 }
 
+// A stream read from the middle of a frame (after an interrupted or timed-out read) has garbage for
+// a header: a length of 1 TB with a few bytes behind it ends as "closed" when the writer closes,
+// allocating as the bytes arrive (the parent was once OOM-killed at 130 GB); drain() discards such a
+// stream whole and keeps the stderr written beside it.
+TEST(WorkerPipe, AGarbageLengthAllocatesOnlyWhatArrives) {
+  const auto garbage_stream = [](int fd) {
+    unsigned char header[16] = {};
+    const std::uint64_t length = std::uint64_t{1} << 40;
+    std::memcpy(header + 8, &length, sizeof length);
+    ASSERT_EQ(::write(fd, header, sizeof header), 16);
+    ASSERT_EQ(::write(fd, "0123456789", 10), 10);
+    ::close(fd);
+  };
+  int out[2];
+  ASSERT_EQ(::pipe(out), 0);
+  garbage_stream(out[1]);
+  worker::Frame type{};
+  Message m;
+  EXPECT_EQ(worker::read_frame(out[0], type, m, 5), worker::ReadStatus::closed);
+  ::close(out[0]);
+
+  int err[2];
+  ASSERT_EQ(::pipe(out), 0);
+  ASSERT_EQ(::pipe(err), 0);
+  ASSERT_EQ(::write(err[1], "last words", 10), 10);
+  ::close(err[1]);
+  garbage_stream(out[1]);
+  std::string tail;
+  const auto start = std::chrono::steady_clock::now();
+  worker::drain(out[0], 5, err[0], &tail);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2)) << "a closed stream ends the drain";
+  EXPECT_EQ(tail, "last words");
+  ::close(out[0]);
+  ::close(err[0]);
+}
+
 // The signal handlers of an InterruptScope only set the flag; outside the scope the old ones are back.
 TEST(InterruptScope, ASignalSetsTheFlagAndTheScopeRestoresTheHandlers) {
   struct sigaction before {};

@@ -74,5 +74,9 @@ enum class ReadStatus { ok, closed, timed_out, interrupted };
 constexpr std::size_t kErrTail = 16384;
 ReadStatus read_frame(int fd, Frame& type, Message& m, double timeout_s, int err_fd = -1,
                       std::string* err_tail = nullptr, bool interruptible = false);
+// Reads and discards what `fd` still holds until it closes or `timeout_s` passes, draining `err_fd`
+// into `err_tail` meanwhile: for a worker being reaped, whose stream may stop in the middle of a
+// frame (an interrupted or timed-out read), so that nothing of it is parsed as a frame again.
+void drain(int fd, double timeout_s, int err_fd = -1, std::string* err_tail = nullptr);
 
 }  // namespace tc::worker
