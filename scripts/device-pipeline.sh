@@ -175,14 +175,25 @@ if has label; then
     t=$(date +%s); { time ctest --test-dir build/plain -L gpu -j 16 --output-on-failure > "$O/ctest-gpu-plain-2.log" 2>&1; } 2> "$O/ctest-gpu-plain-2.time"
     log "ctest -L gpu (default build, again) ($(since "$t") s; $(cat "$O/ctest-gpu-plain-2.time")): $(grep -E 'tests passed|tests failed' "$O/ctest-gpu-plain-2.log")"
   fi
+  # Variants of the steady run (LABEL_VARIANTS, e.g. "MALLOC_MMAP_MAX_=0,MALLOC_TRIM_THRESHOLD_=1e12
+  # OMP_NUM_THREADS=2"): one run per word, its comma-separated settings in the environment.
+  for variant in ${LABEL_VARIANTS:-}; do
+    [ "$(left)" -gt 150 ] || { log "label variant $variant: skipped (deadline)"; continue; }
+    tag=$(echo "$variant" | tr -c 'A-Za-z0-9\n' '_')
+    t=$(date +%s); { time env ${variant//,/ } ctest --test-dir build/plain -L gpu -j 16 --output-on-failure > "$O/ctest-gpu-$tag.log" 2>&1; } 2> "$O/ctest-gpu-$tag.time"
+    log "ctest -L gpu with $variant ($(since "$t") s; $(cat "$O/ctest-gpu-$tag.time")): $(grep -E 'tests passed|tests failed' "$O/ctest-gpu-$tag.log")"
+  done
   # Where single processes spend their time, alone: the label's longest matrix process with each
   # cell's milliseconds (a case's first cell carries its load and upload), a smoke process, the kit.
   kernel_lib=$R/build/plain/kernel/libtc_kernel_upstream.so
-  for probe in "suite-m4n16k4gcol:build/plain/tests/suite/suite_gpu_tests --gtest_filter=Catalogue/*_m4n16k4gcol_*" \
-               "smoke-m4n16k4gcol:build/plain/tests/kernel/kernel_smoke_gpu_tests --gtest_filter=AllConfigs/KernelSmoke.*/m4n16k4gcol_*" \
-               "kit-interruption:build/plain/tests/plugins/kit_gpu_tests --gtest_filter=KitInterruption.*"; do
-    name=${probe%%:*}; cmd=${probe#*:}
-    { time (cd "$R/$(dirname "${cmd%% *}")" && TC_KERNEL=$kernel_lib $R/$cmd > "$O/alone-$name.log" 2>&1); } 2> "$O/alone-$name.time"
+  malloc_keep="MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=68719476736"  # freed memory reused, not re-faulted
+  for probe in "suite-m4n16k4gcol|tests/suite|suite_gpu_tests --gtest_filter=Catalogue/*_m4n16k4gcol_*" \
+               "suite-m4n16k4gcol-malloc-keep|tests/suite|env $malloc_keep $R/build/plain/tests/suite/suite_gpu_tests --gtest_filter=Catalogue/*_m4n16k4gcol_*" \
+               "smoke-m4n16k4gcol|tests/kernel|kernel_smoke_gpu_tests --gtest_filter=AllConfigs/KernelSmoke.*/m4n16k4gcol_*" \
+               "kit-interruption|tests/plugins|kit_gpu_tests --gtest_filter=KitInterruption.*"; do
+    IFS='|' read -r name dir cmd <<< "$probe"
+    case $cmd in env*) ;; *) cmd="$R/build/plain/$dir/$cmd" ;; esac
+    { time (cd "$R/build/plain/$dir" && TC_KERNEL=$kernel_lib $cmd > "$O/alone-$name.log" 2>&1); } 2> "$O/alone-$name.time"
     log "$name alone: $(cat "$O/alone-$name.time"); $(grep -E '^\[  (PASSED|FAILED)' "$O/alone-$name.log" | head -2 | tr '\n' ' ')"
   done
   dmesg 2>&1 | grep -iE "killed process|out of memory|oom" | tail -5 >> "$O/summary.txt"

@@ -3,6 +3,8 @@
 // reference under the per-element bound of the numerics the library declares (the contract's if
 // it declares none). The scale-fetch order is the library's (TC_KERNEL picks a variant).
 #include <algorithm>
+#include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -59,6 +61,30 @@ Problem normal_problem(int M, int N, int K, int group, std::uint64_t seed) {
   return {test_support::normal_half(M, K, seed, "A"), test_support::normal_weights(K, N, group, seed)};
 }
 
+// A smoke cell's problem (N = 512, K = 1024) and its reference under an epilogue, made once per
+// process: both contracts and the three grid sizes of an M share them (making them again was a
+// third of a smoke process's CPU).
+struct SmokeInputs {
+  Problem problem;
+  std::map<Contract, ReferenceOutput> reference;  // by epilogue
+};
+
+SmokeInputs& smoke_inputs(int M, int group) {
+  static std::map<std::pair<int, int>, SmokeInputs> made;
+  const auto key = std::make_pair(M, group);
+  auto it = made.find(key);
+  if (it == made.end()) it = made.emplace(key, SmokeInputs{normal_problem(M, 512, 1024, group, 100 + M), {}}).first;
+  return it->second;
+}
+
+const ReferenceOutput& smoke_reference(int M, int group, Contract epilogue) {
+  SmokeInputs& in = smoke_inputs(M, group);
+  auto it = in.reference.find(epilogue);
+  if (it == in.reference.end())
+    it = in.reference.emplace(epilogue, reference_gemm(in.problem.A, in.problem.w, epilogue, GemmPath::eigen)).first;
+  return it->second;
+}
+
 class KernelSmoke : public ::testing::TestWithParam<SmokeParam> {};
 
 TEST_P(KernelSmoke, MatchesTheReferenceWithinTheBound) {
@@ -67,7 +93,7 @@ TEST_P(KernelSmoke, MatchesTheReferenceWithinTheBound) {
   const KernelPlugin& kernel = test_support::kernel_under_test();
   const int N = 512, K = 1024, group = config.group();
   const int sms = sms_param == kAllMultiprocessors ? device_multiprocessors() : sms_param;
-  const Problem p = normal_problem(M, N, K, group, 100 + M);
+  const Problem& p = smoke_inputs(M, group).problem;
   DeviceCase device(p.A, pack_weights(p.w.codes), permute_scales(p.w.scales, group), group, contract);
   Workspace workspace;
   Launch launch;
@@ -79,7 +105,7 @@ TEST_P(KernelSmoke, MatchesTheReferenceWithinTheBound) {
   // Judged as the suite judges: under the numerics the library declares for this problem (another
   // project's kernel may round its epilogue or split K its own way), the contract's otherwise.
   const KernelNumerics numerics = judged_numerics(run.declared, contract, std::nullopt);
-  const ReferenceOutput ref = reference_gemm(p.A, p.w, epilogue_contract(numerics.numerics.epilogue), GemmPath::eigen);
+  const ReferenceOutput& ref = smoke_reference(M, group, epilogue_contract(numerics.numerics.epilogue));
   const Expectation e =
       make_expectation(p.A, p.w, contract, numerics, ref, make_schedule({M, N, K, group}, config, sms),
                        {"normal_m" + std::to_string(M) + "n512k1024", "normal", 100u + M, "smoke", ""});
