@@ -158,10 +158,10 @@ std::map<std::string, int> counts(const nlohmann::json& doc) {
   return out;
 }
 
-// SIGINT, as Ctrl-C sends it (to the run's process group), once the first verdict's progress line
-// is out (judging threads may report the second before the first): the run stops, prints its summary and leaves a valid JSON whose cells without a verdict are
-// "not run"; --resume runs those and the merged counts are an uninterrupted run's. A signal at a fixed
-// time raced the run's start when the GPU label's other processes crowded it.
+// SIGINT, as Ctrl-C sends it (to the run's process group), once a verdict's progress line is out:
+// the run stops, prints its summary and leaves a valid JSON whose cells without a verdict are "not
+// run"; --resume runs those and the merged counts are an uninterrupted run's. A signal at a fixed time
+// raced the run's start when the GPU label's other processes crowded it.
 TEST(KitInterruption, AnInterruptedRunKeepsItsResultsAndResumeCompletesIt) {
   TC_REQUIRE_GPU();
   const std::string kernel = library(kit(Behaviour::wrong_tile));  // some cells fail, most pass
@@ -171,17 +171,24 @@ TEST(KitInterruption, AnInterruptedRunKeepsItsResultsAndResumeCompletesIt) {
   const nlohmann::json reference = read_json(dir / "whole.json");
   ASSERT_TRUE(reference.contains("cells")) << whole.out << whole.err;
 
-  // `set -m`: the run is a job of its own (a shell script's background job would ignore SIGINT).
+  // `set -m`: the run is a job of its own (a shell script's background job would ignore SIGINT). Its
+  // progress comes through a FIFO that the script reads line by line, so the signal follows the first
+  // verdict's line within a read: alone on an H200 the whole run took a second, and a polling loop
+  // saw that line only after the run had ended.
   const std::string part = (dir / "part.json").string();
-  const fs::path progress = dir / "progress.txt";
+  const fs::path progress = dir / "progress.txt", fifo = dir / "progress.fifo";
   {
     std::ofstream script(dir / "interrupt.sh");
     script << "set -m\n"
-           << TC_TILECHECK << common << " --json " << part << " 2> " << progress.string() << " &\n"
+           << "rm -f " << fifo.string() << " && mkfifo " << fifo.string() << " || exit 99\n"
+           << TC_TILECHECK << common << " --json " << part << " 2> " << fifo.string() << " &\n"
            << "pid=$!\n"
-           << "for i in $(seq 6000); do grep -q '^  \\[[1-9][0-9]*/' " << progress.string()
-           << " && break; kill -0 $pid 2>/dev/null || break; sleep 0.01; done\n"
-           << "kill -INT -- -$pid\n"
+           << "exec 3< " << fifo.string() << "\n"
+           << "while IFS= read -r line <&3; do\n"
+           << "  printf '%s\\n' \"$line\" >> " << progress.string() << "\n"
+           << "  case $line in '  ['[1-9]*) kill -INT -- -$pid; break ;; esac\n"
+           << "done\n"
+           << "cat <&3 >> " << progress.string() << "\n"
            << "wait $pid\n";
   }
   const CommandResult stopped = run_command(cat("bash ", (dir / "interrupt.sh").string()), dir);
