@@ -176,19 +176,21 @@ if has label; then
     log "ctest -L gpu (default build, again) ($(since "$t") s; $(cat "$O/ctest-gpu-plain-2.time")): $(grep -E 'tests passed|tests failed' "$O/ctest-gpu-plain-2.log")"
   fi
   # Variants of the steady run (LABEL_VARIANTS, e.g. "MALLOC_MMAP_MAX_=0,MALLOC_TRIM_THRESHOLD_=1e12
-  # OMP_NUM_THREADS=2"): one run per word, its comma-separated settings in the environment.
+  # OMP_NUM_THREADS=2"): one run per word, its comma-separated settings in the environment; or
+  # slots=S, a resource spec that lets S GPU processes run at once.
   for variant in ${LABEL_VARIANTS:-}; do
     [ "$(left)" -gt 150 ] || { log "label variant $variant: skipped (deadline)"; continue; }
     tag=$(echo "$variant" | tr -c 'A-Za-z0-9\n' '_')
-    t=$(date +%s); { time env ${variant//,/ } ctest --test-dir build/plain -L gpu -j 16 --output-on-failure > "$O/ctest-gpu-$tag.log" 2>&1; } 2> "$O/ctest-gpu-$tag.time"
-    log "ctest -L gpu with $variant ($(since "$t") s; $(cat "$O/ctest-gpu-$tag.time")): $(grep -E 'tests passed|tests failed' "$O/ctest-gpu-$tag.log")"
+    spec=()  # slots=S: the GPU processes limited to S at once (scripts/gpu-resource-spec.sh)
+    case $variant in slots=*) scripts/gpu-resource-spec.sh --slots "${variant#slots=}" "$O/spec.json" > /dev/null
+                              spec=(--resource-spec-file "$O/spec.json"); variant=OMP_NUM_THREADS=1 ;; esac
+    t=$(date +%s); { time env ${variant//,/ } ctest --test-dir build/plain -L gpu -j 16 "${spec[@]}" --output-on-failure > "$O/ctest-gpu-$tag.log" 2>&1; } 2> "$O/ctest-gpu-$tag.time"
+    log "ctest -L gpu with $tag ($(since "$t") s; $(cat "$O/ctest-gpu-$tag.time")): $(grep -E 'tests passed|tests failed' "$O/ctest-gpu-$tag.log")"
   done
   # Where single processes spend their time, alone: the label's longest matrix process with each
   # cell's milliseconds (a case's first cell carries its load and upload), a smoke process, the kit.
   kernel_lib=$R/build/plain/kernel/libtc_kernel_upstream.so
-  malloc_keep="MALLOC_MMAP_MAX_=0 MALLOC_TRIM_THRESHOLD_=68719476736"  # freed memory reused, not re-faulted
   for probe in "suite-m4n16k4gcol|tests/suite|suite_gpu_tests --gtest_filter=Catalogue/*_m4n16k4gcol_*" \
-               "suite-m4n16k4gcol-malloc-keep|tests/suite|env $malloc_keep $R/build/plain/tests/suite/suite_gpu_tests --gtest_filter=Catalogue/*_m4n16k4gcol_*" \
                "smoke-m4n16k4gcol|tests/kernel|kernel_smoke_gpu_tests --gtest_filter=AllConfigs/KernelSmoke.*/m4n16k4gcol_*" \
                "kit-interruption|tests/plugins|kit_gpu_tests --gtest_filter=KitInterruption.*"; do
     IFS='|' read -r name dir cmd <<< "$probe"
