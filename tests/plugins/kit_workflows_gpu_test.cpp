@@ -8,6 +8,7 @@
 //    completes it to the counts of an uninterrupted run; a spent --time-budget lists what was not run.
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -191,7 +192,15 @@ TEST(KitInterruption, AnInterruptedRunKeepsItsResultsAndResumeCompletesIt) {
            << "cat <&3 >> " << progress.string() << "\n"
            << "wait $pid\n";
   }
+  // tilecheck keeps a signal ignored that its caller ignores (nohup, a shell's background job), and
+  // ignoring is inherited: run from such a caller (a device script's probe) the test saw no interruption.
+  // The script starts with SIGINT's default action.
+  struct sigaction default_action {}, before {};
+  default_action.sa_handler = SIG_DFL;
+  sigemptyset(&default_action.sa_mask);
+  ASSERT_EQ(sigaction(SIGINT, &default_action, &before), 0);
   const CommandResult stopped = run_command(cat("bash ", (dir / "interrupt.sh").string()), dir);
+  sigaction(SIGINT, &before, nullptr);
   const std::string progress_text = file_bytes(progress.string());
   EXPECT_EQ(stopped.code, 128 + 2) << "ended by the signal, after its summary\n"
                                    << stopped.out << stopped.err << progress_text;
