@@ -19,9 +19,11 @@
 #            RACE_FILTER narrows its gtest filter (default: every cell of m1n8k8g8 and m1n8k8gcol)
 #   bench    three kernels, marlin contract, each on its own choice (3 shapes x 5 M x 2 groups)
 #   label    a default GPU build (build/plain) and ctest -L gpu -j 16 on it, output on failure (the first
-#            run makes the on-demand cases), again (steady state) if time is left; then one matrix
-#            process alone, verbose (each cell's time), and KitInterruption alone
+#            run makes the on-demand cases), again (steady state) if time is left, with each run's CPU;
+#            then the LABEL_VARIANTS runs; then a matrix process (each cell's time), a smoke process
+#            and KitInterruption, each alone and timed
 # Environment: PEERS (default .peers: ist-marlin/marlin/ and vllm/ as docs/vllm-marlin.md lists),
+# LABEL_VARIANTS (label step: more runs, e.g. "slots=8 OMP_NUM_THREADS=2"; see the step),
 # OUTDIR (default /tmp/tc-pipeline), DEADLINE (seconds from the start; default 1500), $OUT (the device
 # tool's folder for files sent back). The peers' files are never written into the repository.
 set -uo pipefail
@@ -194,7 +196,7 @@ if has label; then
                "smoke-m4n16k4gcol|tests/kernel|kernel_smoke_gpu_tests --gtest_filter=AllConfigs/KernelSmoke.*/m4n16k4gcol_*" \
                "kit-interruption|tests/plugins|kit_gpu_tests --gtest_filter=KitInterruption.*"; do
     IFS='|' read -r name dir cmd <<< "$probe"
-    case $cmd in env*) ;; *) cmd="$R/build/plain/$dir/$cmd" ;; esac
+    cmd="$R/build/plain/$dir/$cmd"
     { time (cd "$R/build/plain/$dir" && TC_KERNEL=$kernel_lib $cmd > "$O/alone-$name.log" 2>&1); } 2> "$O/alone-$name.time"
     log "$name alone: $(cat "$O/alone-$name.time"); $(grep -E '^\[  (PASSED|FAILED)' "$O/alone-$name.log" | head -2 | tr '\n' ' ')"
   done

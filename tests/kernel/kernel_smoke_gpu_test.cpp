@@ -4,8 +4,8 @@
 // it declares none). The scale-fetch order is the library's (TC_KERNEL picks a variant).
 #include <algorithm>
 #include <map>
-#include <utility>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -62,8 +62,8 @@ Problem normal_problem(int M, int N, int K, int group, std::uint64_t seed) {
 }
 
 // A smoke cell's problem (N = 512, K = 1024) and its reference under an epilogue, made once per
-// process: both contracts and the three grid sizes of an M share them (making them again was a
-// third of a smoke process's CPU).
+// process: both contracts and the three grid sizes of an M share them (making them again was most
+// of a smoke process's CPU: 1.6 s of user time alone on an H200's host, 0.5 s since).
 struct SmokeInputs {
   Problem problem;
   std::map<Contract, ReferenceOutput> reference;  // by epilogue

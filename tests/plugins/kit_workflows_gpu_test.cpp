@@ -174,8 +174,7 @@ TEST(KitInterruption, AnInterruptedRunKeepsItsResultsAndResumeCompletesIt) {
 
   // `set -m`: the run is a job of its own (a shell script's background job would ignore SIGINT). Its
   // progress comes through a FIFO that the script reads line by line, so the signal follows the first
-  // verdict's line within a read: alone on an H200 the whole run took a second, and a polling loop
-  // saw that line only after the run had ended.
+  // verdict's line within a read, however fast the rest of the run (alone on an H200: a second).
   const std::string part = (dir / "part.json").string();
   const fs::path progress = dir / "progress.txt", fifo = dir / "progress.fifo";
   {
