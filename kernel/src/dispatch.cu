@@ -22,35 +22,35 @@ namespace {
 
 // The instance of `c` among those of one format (BF16, ZP), by its m_blocks' file.
 template <bool BF16, bool ZP>
-KernelEntry find_in_files(const TileConfig& c) {
+KernelEntry find_in_files(const TileConfig& c, bool short_slices) {
   switch (c.m_blocks) {
-    case 1: return find_kernel_m1<BF16, ZP>(c);
-    case 2: return find_kernel_m2<BF16, ZP>(c);
-    case 3: return find_kernel_m3<BF16, ZP>(c);
-    case 4: return find_kernel_m4<BF16, ZP>(c);
+    case 1: return find_kernel_m1<BF16, ZP>(c, short_slices);
+    case 2: return find_kernel_m2<BF16, ZP>(c, short_slices);
+    case 3: return find_kernel_m3<BF16, ZP>(c, short_slices);
+    case 4: return find_kernel_m4<BF16, ZP>(c, short_slices);
   }
   return {};
 }
 
 }  // namespace
 
-KernelEntry find_kernel(const TileConfig& c, bool bf16, bool zero_points) {
+KernelEntry find_kernel(const TileConfig& c, bool bf16, bool zero_points, bool short_slices) {
   if (zero_points) {
 #if TC_KERNEL_ZERO_POINTS
 #if TC_KERNEL_BF16
-    if (bf16) return find_in_files<true, true>(c);
+    if (bf16) return find_in_files<true, true>(c, short_slices);
 #endif
-    if (!bf16) return find_in_files<false, true>(c);
+    if (!bf16) return find_in_files<false, true>(c, short_slices);
 #endif
     return {};
   }
   if (bf16) {
 #if TC_KERNEL_BF16
-    return find_in_files<true, false>(c);
+    return find_in_files<true, false>(c, short_slices);
 #endif
     return {};
   }
-  return find_in_files<false, false>(c);
+  return find_in_files<false, false>(c, short_slices);
 }
 
 }  // namespace tc::device

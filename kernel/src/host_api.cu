@@ -14,6 +14,7 @@
 #include "permute_columns.h"
 #include "tilecheck/core/error.h"
 #include "tilecheck/kernel/configs.h"
+#include "tilecheck/kernel/pipeline_depth.h"
 #include "tilecheck/plugin/debug_entry_points.h"
 #include "tilecheck/plugin/formats.h"  // same_format (inline)
 #include "tilecheck/plugin/plugin.h"
@@ -219,7 +220,8 @@ void launch_all(const tc_problem* p, const Resolved& r, const Debug& debug) {
   for (const LaunchPlan& plan : plans) {
     TileConfig config = r.config;
     config.m_blocks = plan.m_blocks;
-    const device::KernelEntry entry = device::find_kernel(config, r.bf16, r.zero_points);
+    const bool short_slices = runs_short_slices(config, r.shape.N, r.shape.K, plan.par, r.sms);
+    const device::KernelEntry entry = device::find_kernel(config, r.bf16, r.zero_points, short_slices);
     if (entry.kernel == nullptr)
       fail(TC_ERR_UNSUPPORTED, cat("no kernel is built for config ", name(config), " (built: ", built_configs(), ")"));
     TC_CUDA(cudaFuncSetAttribute(reinterpret_cast<const void*>(entry.kernel),

@@ -4,5 +4,7 @@
 
 namespace tc::device {
 template <>
-KernelEntry find_kernel_m1<true, false>(const TileConfig& c) { return find_kernel_for<1, true, false>(c); }
+KernelEntry find_kernel_m1<true, false>(const TileConfig& c, bool short_slices) {
+  return find_kernel_for<1, true, false>(c, short_slices);
+}
 }  // namespace tc::device

@@ -3,5 +3,7 @@
 
 namespace tc::device {
 template <>
-KernelEntry find_kernel_m4<false, false>(const TileConfig& c) { return find_kernel_for<4, false, false>(c); }
+KernelEntry find_kernel_m4<false, false>(const TileConfig& c, bool short_slices) {
+  return find_kernel_for<4, false, false>(c, short_slices);
+}
 }  // namespace tc::device

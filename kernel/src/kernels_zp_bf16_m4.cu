@@ -4,5 +4,7 @@
 
 namespace tc::device {
 template <>
-KernelEntry find_kernel_m4<true, true>(const TileConfig& c) { return find_kernel_for<4, true, true>(c); }
+KernelEntry find_kernel_m4<true, true>(const TileConfig& c, bool short_slices) {
+  return find_kernel_for<4, true, true>(c, short_slices);
+}
 }  // namespace tc::device

@@ -4,5 +4,7 @@
 
 namespace tc::device {
 template <>
-KernelEntry find_kernel_m4<false, true>(const TileConfig& c) { return find_kernel_for<4, false, true>(c); }
+KernelEntry find_kernel_m4<false, true>(const TileConfig& c, bool short_slices) {
+  return find_kernel_for<4, false, true>(c, short_slices);
+}
 }  // namespace tc::device

@@ -2,8 +2,9 @@
 //   A: (rows, K) fp16 or bf16 row-major   B: (K/16, 2N) int32 packed   scales: (G, N) fp16 or bf16 permuted
 //   C: (rows, N) fp16 or bf16 row-major   zero_points (ZP, uint4): (G, N/8) int32 packed
 // Written from the published Marlin algorithm: 256 threads, one block per SM, a striped partition
-// of k-tiles (tilecheck/reference/stripe.h), a 6-stage cp.async pipeline, ldmatrix and mma.sync
-// m16n8k16 with fp32 accumulation (tilecheck/reference/mma_layout.h), a block reduction in shared
+// of k-tiles (tilecheck/reference/stripe.h), a 6-stage cp.async pipeline (4 on short slices:
+// tilecheck/kernel/pipeline_depth.h), ldmatrix and mma.sync m16n8k16 with fp32 accumulation
+// (tilecheck/reference/mma_layout.h), a block reduction in shared
 // memory, a cross-block reduction ordered by per-column locks, and per-column scales fetched by
 // the last block (tilecheck/reference/scale_permutation.h).
 //
@@ -40,14 +41,16 @@
 
 namespace tc::device {
 
-// ZP: uint4 codes with zero points (w = q - z); otherwise uint4b8 (w = q - 8).
-template <int M_BLOCKS, int N_BLOCKS, int K_BLOCKS, int GROUP_BLOCKS, bool BF16, bool ZP>
+// ZP: uint4 codes with zero points (w = q - z); otherwise uint4b8 (w = q - 8). MAX_STAGES: the
+// pipeline's depth at most (the short-slice instances are shallower: kernel_table.h).
+template <int M_BLOCKS, int N_BLOCKS, int K_BLOCKS, int GROUP_BLOCKS, bool BF16, bool ZP,
+          int MAX_STAGES = kMaxStages>
 __global__ void __launch_bounds__(kThreads, 1) marlin_w4a16(const KernelArgs args) {
   using E = Element<BF16>;  // fp16 or bf16 (element_type.cuh)
   using Zeros = ZeroPoints<ZP, N_BLOCKS, K_BLOCKS, GROUP_BLOCKS>;  // zero_points.cuh; empty unless ZP
   constexpr bool kPerColumn = GROUP_BLOCKS < 0;
   constexpr SmemLayout L =
-      smem_layout(M_BLOCKS, N_BLOCKS, K_BLOCKS, GROUP_BLOCKS, mutant(kMutScalesInReduceScratch), ZP);
+      smem_layout(M_BLOCKS, N_BLOCKS, K_BLOCKS, GROUP_BLOCKS, mutant(kMutScalesInReduceScratch), ZP, MAX_STAGES);
   static_assert(L.tile_bytes <= L.scale_begin, "the epilogue tile must fit in the stage area");
   constexpr int kWarpCols = 16 * N_BLOCKS / mma::kWarpTileCols;  // each owns 64 columns of the tile
   constexpr int kWarpRows = 8 / kWarpCols;          // warps sharing those columns split K

@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 
 #include "common/library_configs.h"
+#include "tilecheck/kernel/pipeline_depth.h"
 #include "tilecheck/kernel/smem_layout.h"
 #include "tilecheck/core/error.h"
 #include "tilecheck/reference/schedule.h"
@@ -34,13 +35,15 @@ constexpr const char* kRegenerateEnv = "TC_WRITE_SMEM_DOC";
 
 using test_support::library_configs;
 
-SmemLayout layout_of(const TileConfig& c, bool scales_in_scratch = false, bool zero_points = false) {
-  return smem_layout(c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks, scales_in_scratch, zero_points);
+SmemLayout layout_of(const TileConfig& c, bool scales_in_scratch = false, bool zero_points = false,
+                     int max_stages = kMaxStages) {
+  return smem_layout(c.m_blocks, c.n_blocks, c.k_blocks, c.group_blocks, scales_in_scratch, zero_points, max_stages);
 }
 
-std::vector<SmemRegion> regions_of(const TileConfig& c, bool scales_in_scratch = false, bool zero_points = false) {
+std::vector<SmemRegion> regions_of(const TileConfig& c, bool scales_in_scratch = false, bool zero_points = false,
+                                   int max_stages = kMaxStages) {
   SmemRegion out[8];
-  const int count = smem_regions(layout_of(c, scales_in_scratch, zero_points), c.group_blocks, out);
+  const int count = smem_regions(layout_of(c, scales_in_scratch, zero_points, max_stages), c.group_blocks, out);
   return std::vector<SmemRegion>(out, out + count);
 }
 
@@ -151,6 +154,22 @@ std::string layout_report() {
     out << "| " << name(c) << " | " << l.total - l.zero_begin << " B | " << l.total << " B (" << kib(l.total) << ") | "
         << (ok ? "ok" : "FAIL") << " |\n";
   }
+  out << "\n## The short-slice instances\n\n"
+         "Launches whose blocks each sum at most " << kShortSliceIters << " k-tiles run a shallower instance of the\n"
+         "configurations below, " << kShortSliceStages << " stages (tilecheck/kernel/pipeline_depth.h), uint4b8 and uint4\n"
+         "alike: the regions above with fewer stages.\n\n"
+         "| config | stages | stage area (A + B) | total (uint4b8) | total (uint4) | verdict |\n"
+         "|---|---|---|---|---|---|\n";
+  for (const TileConfig& c : library_configs()) {
+    if (!has_short_slice_instance(c)) continue;
+    const SmemLayout l = layout_of(c, false, false, kShortSliceStages);
+    const SmemLayout z = layout_of(c, false, true, kShortSliceStages);
+    const bool ok = conflicts(regions_of(c, false, false, kShortSliceStages)).empty() &&
+                    conflicts(regions_of(c, false, true, kShortSliceStages)).empty() && z.total <= kSmemLimitBytes &&
+                    l.tile_begin + l.tile_bytes <= l.scale_begin;
+    out << "| " << name(c) << " | " << l.stages << " | " << l.scale_begin << " B (" << kib(l.scale_begin) << ") | "
+        << l.total << " B | " << z.total << " B | " << (ok ? "ok" : "FAIL") << " |\n";
+  }
   out << "\n## The checker can fail: the seed issue's suspected layout\n\n"
          "With `scales_in_scratch` (mutant 1, `kMutScalesInReduceScratch`) the per-column scale slot sits\n"
          "inside the reduction scratch; the checker must flag every per-column configuration (grouped ones\n"
@@ -194,13 +213,16 @@ TEST(SmemLayoutChecker, AcceptsReuseInOtherPhasesTouchingRangesAndOneBufferInSeq
 struct LayoutCase {
   TileConfig config;
   bool zero_points;
+  int max_stages = kMaxStages;  // kShortSliceStages: the configuration's short-slice instance
 };
 
 class SmemLayoutConfig : public ::testing::TestWithParam<LayoutCase> {
  protected:
   const TileConfig& config() const { return GetParam().config; }
-  SmemLayout layout() const { return layout_of(config(), false, GetParam().zero_points); }
-  std::vector<SmemRegion> regions() const { return regions_of(config(), false, GetParam().zero_points); }
+  SmemLayout layout() const { return layout_of(config(), false, GetParam().zero_points, GetParam().max_stages); }
+  std::vector<SmemRegion> regions() const {
+    return regions_of(config(), false, GetParam().zero_points, GetParam().max_stages);
+  }
 };
 
 TEST_P(SmemLayoutConfig, NoTwoLiveRegionsOverlap) {
@@ -228,7 +250,7 @@ TEST_P(SmemLayoutConfig, RegionsLieInsideTheAllocationOn16ByteBoundaries) {
   const SmemLayout l = layout();
   EXPECT_EQ(l.a_begin, 0);
   EXPECT_GE(l.stages, 3) << "the main loop keeps one stage read and at least two in flight";
-  EXPECT_LE(l.stages, kMaxStages);
+  EXPECT_LE(l.stages, GetParam().max_stages);
   EXPECT_EQ(l.b_begin, l.stages * l.a_stage);
   EXPECT_EQ(l.scale_begin, l.b_begin + l.stages * l.b_stage);
   EXPECT_EQ(l.zero_begin, l.scale_begin + (c.group_blocks > 0 ? l.stages : 1) * l.scale_slot);
@@ -256,7 +278,7 @@ TEST_P(SmemLayoutConfig, ASwizzleStaysInsideItsRow) {
 // kernel/src/zero_points.cuh copies: scale_rows x n_blocks/2 chunks of 16 bytes); none per column.
 TEST_P(SmemLayoutConfig, ZeroPointSlotsFollowTheScaleSlotsAndMoveNothingElse) {
   const TileConfig& c = config();
-  const SmemLayout base = layout_of(c), l = layout();
+  const SmemLayout base = layout_of(c, false, false, GetParam().max_stages), l = layout();
   EXPECT_EQ(l.stages, base.stages);
   EXPECT_EQ(l.scale_begin, base.scale_begin);
   EXPECT_EQ(l.column_scale_begin, base.column_scale_begin);
@@ -272,10 +294,22 @@ std::vector<LayoutCase> layout_cases(bool zero_points) {
   return cases;
 }
 
+std::vector<LayoutCase> short_slice_cases() {  // uint4b8 and uint4
+  std::vector<LayoutCase> cases;
+  for (const bool zero_points : {false, true})
+    for (const TileConfig& c : library_configs())
+      if (has_short_slice_instance(c)) cases.push_back({c, zero_points, kShortSliceStages});
+  return cases;
+}
+
 std::string config_name(const ::testing::TestParamInfo<LayoutCase>& info) { return name(info.param.config); }
+std::string config_format_name(const ::testing::TestParamInfo<LayoutCase>& info) {
+  return name(info.param.config) + (info.param.zero_points ? "_uint4" : "_uint4b8");
+}
 
 INSTANTIATE_TEST_SUITE_P(Library, SmemLayoutConfig, ::testing::ValuesIn(layout_cases(false)), config_name);
 INSTANTIATE_TEST_SUITE_P(ZeroPoints, SmemLayoutConfig, ::testing::ValuesIn(layout_cases(true)), config_name);
+INSTANTIATE_TEST_SUITE_P(ShortSlices, SmemLayoutConfig, ::testing::ValuesIn(short_slice_cases()), config_format_name);
 
 // ---- the checker catches the seed issue's suspected layout ----
 

@@ -2,10 +2,11 @@
 // suite_cells(..., reduced = true)), so the reduced matrix must still reach every code path the
 // tier exists for (issue 6): a partial M tile, slice_count > 1 (with both contracts: the fp32
 // partials and the fp16 running sum in C), a last block that goes on to another column, batched
-// launches, per-column and grouped scales (every group-to-tile relation), both tiles, and every
-// scale-fetch order at grid sizes 1 and 3. This checks it on the CPU with the schedule model the
-// kernel shares (tilecheck/reference/stripe.h), for the catalogue and the kernel library's 32 configurations,
-// and prints which cells reach which path.
+// launches, per-column and grouped scales (every group-to-tile relation), both tiles, both depths
+// of the pipeline (pipeline_depth.h), and every scale-fetch order at grid sizes 1 and 3. This
+// checks it on the CPU with the schedule model the kernel shares (tilecheck/reference/stripe.h),
+// for the catalogue and the kernel library's 32 configurations, and prints which cells reach which
+// path.
 #include <algorithm>
 #include <iostream>
 #include <map>
@@ -20,6 +21,7 @@
 #include "tilecheck/core/error.h"
 #include "tilecheck/fixtures/golden.h"
 #include "tilecheck/reference/schedule.h"
+#include "tilecheck/kernel/pipeline_depth.h"
 #include "tilecheck/kernel/smem_layout.h"
 #include "tilecheck/suite/cells.h"
 #include "common/library_configs.h"
@@ -48,6 +50,8 @@ struct Paths {
   bool nonlast_continues = false;  // a block hands a partial sum on, then works on another column
   bool batched = false;            // a launch with par > 1
   int most_k_tiles = 0;            // the most k-tiles one slice sums (more than the stages: the pipeline wraps)
+  bool short_instance = false;     // a launch runs the shallow instance (pipeline_depth.h)
+  bool deep_instance = false;      // a launch of a configuration that has one runs the full depth
 };
 
 Paths paths_of(const Cell& cell) {
@@ -57,6 +61,11 @@ Paths paths_of(const Cell& cell) {
   for (const LaunchSchedule& l : s.launches) {
     p.partial_m |= l.plan.rows % (16 * l.plan.m_blocks) != 0;
     p.batched |= l.plan.par > 1;
+    TileConfig launched = cell.config;
+    launched.m_blocks = l.plan.m_blocks;
+    const bool short_slices = runs_short_slices(launched, spec.shape.N, spec.shape.K, l.plan.par, cell.sms);
+    p.short_instance |= short_slices;
+    p.deep_instance |= has_short_slice_instance(launched) && !short_slices;
     for (size_t i = 0; i < l.slices.size(); ++i) {
       const Slice& slice = l.slices[i];
       p.multi_slice |= slice.slice_count > 1;
@@ -99,6 +108,8 @@ Coverage coverage(const std::vector<Cell>& cells, Scales scales) {
     if (p.multi_slice) cov.add(cat("slice_count > 1, tile ", tile), c);
     if (p.last_continues) cov.add("last block continues to another column", c);
     if (p.nonlast_continues) cov.add("non-last block continues to another column", c);
+    if (p.short_instance) cov.add("tile 128x128, one m-block: the short-slice instance", c);
+    if (p.deep_instance) cov.add("tile 128x128, one m-block: the full-depth instance", c);
     if (scales == Scales::grouped) {
       const int g = c.config.group_blocks, k = c.config.k_blocks;
       cov.add(g < k ? "several groups per k-tile" : g == k ? "one group per k-tile" : "a group spans k-tiles", c);
@@ -122,7 +133,9 @@ std::vector<std::string> required_paths(Scales scales) {
                                     "slice_count > 1, tile 128x128",
                                     "slice_count > 1, tile 256x64",
                                     "last block continues to another column",
-                                    "non-last block continues to another column"};
+                                    "non-last block continues to another column",
+                                    "tile 128x128, one m-block: the short-slice instance",
+                                    "tile 128x128, one m-block: the full-depth instance"};
   if (scales == Scales::grouped) {
     paths.insert(paths.end(), {"several groups per k-tile", "one group per k-tile", "a group spans k-tiles",
                                "a group spans k-tiles and the pipeline wraps"});

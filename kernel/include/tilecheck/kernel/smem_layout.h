@@ -54,9 +54,10 @@ struct SmemLayout {
 // m, n, k: m_blocks, n_blocks, k_blocks; g: group_blocks (-1 per column). `scales_in_scratch`
 // reproduces the seed's suspected layout (mutant 1): the per-column slot inside the epilogue tile.
 // `zero_points`: the uint4 instances, which copy each stage's group zero points (4 bits a column,
-// as many rows as the scales) into a slot of their own after the scale slots.
+// as many rows as the scales) into a slot of their own after the scale slots. `max_stages`: a
+// shallower pipeline than kMaxStages (the short-slice instances, kernel/src/kernel_table.h).
 TC_HOST_DEVICE constexpr SmemLayout smem_layout(int m, int n, int k, int g, bool scales_in_scratch = false,
-                                                bool zero_points = false) {
+                                                bool zero_points = false, int max_stages = kMaxStages) {
   SmemLayout l{};
   l.a_stage = 16 * m * 16 * k * 2;
   l.b_stage = 16 * k * 16 * n / 2;
@@ -64,7 +65,7 @@ TC_HOST_DEVICE constexpr SmemLayout smem_layout(int m, int n, int k, int g, bool
   l.scale_slot = l.scale_rows * 16 * n * 2;
   l.zero_slot = zero_points && g > 0 ? l.scale_rows * 16 * n / 2 : 0;
   const int per_stage = l.a_stage + l.b_stage + (g > 0 ? l.scale_slot : 0) + l.zero_slot;
-  l.stages = kStageBudget / per_stage < kMaxStages ? kStageBudget / per_stage : kMaxStages;
+  l.stages = kStageBudget / per_stage < max_stages ? kStageBudget / per_stage : max_stages;
   l.a_begin = 0;
   l.b_begin = l.stages * l.a_stage;
   l.scale_begin = l.b_begin + l.stages * l.b_stage;
