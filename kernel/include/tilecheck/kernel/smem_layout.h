@@ -55,7 +55,7 @@ struct SmemLayout {
 // reproduces the seed's suspected layout (mutant 1): the per-column slot inside the epilogue tile.
 // `zero_points`: the uint4 instances, which copy each stage's group zero points (4 bits a column,
 // as many rows as the scales) into a slot of their own after the scale slots. `max_stages`: a
-// shallower pipeline than kMaxStages (the short-slice instances, kernel/src/kernel_table.h).
+// shallower pipeline than kMaxStages (the short-slice instances, tilecheck/kernel/pipeline_depth.h).
 TC_HOST_DEVICE constexpr SmemLayout smem_layout(int m, int n, int k, int g, bool scales_in_scratch = false,
                                                 bool zero_points = false, int max_stages = kMaxStages) {
   SmemLayout l{};
