@@ -85,8 +85,16 @@ Admissible admissible_output(double y, double E, half_bits scale, int group, Con
   return admissible_output(Dtype::fp16, y, E, scale, group, contract_numerics(contract).epilogue);
 }
 
-double error_bound(Dtype d, double S, int K, int cross_block_adds, const std::vector<double>& partial_S,
-                   double partial_scale) {
+namespace {
+
+// error_bound before its stored partials: E from the accumulation, and what each stored partial adds
+// on top of its magnitude sum (the subnormal error in accumulator units).
+struct ErrorStart {
+  double E = 0;
+  double subnormal_error = 0;
+};
+
+ErrorStart error_start(Dtype d, double S, int K, int cross_block_adds, double partial_scale) {
   // Scaled partials (several slices): each product's chain passes one more fp32 rounding, its
   // slice's scaling. With one slice that scaling is the epilogue's RN32, mapped exactly.
   const bool scaled = partial_scale != 1.0 && cross_block_adds > 0;
@@ -101,12 +109,39 @@ double error_bound(Dtype d, double S, int K, int cross_block_adds, const std::ve
   const double in_accumulator_units = scaled && partial_scale > 0 ? 1.0 / partial_scale : scaled ? 0.0 : 1.0;
   if (d == Dtype::bf16 && scaled)
     E += (2.0 * cross_block_adds + 1) * kAccumulatorUnderflow * in_accumulator_units * (1 + g);
-  const double u = unit_roundoff(d), subnormal_error = min_subnormal(d) / 2 * in_accumulator_units;
-  for (double Sj : partial_S) {
-    // The stored partial is at most its exact magnitude sum plus every error made so far.
-    E += u * (Sj + E) + subnormal_error;
-  }
+  return {E, min_subnormal(d) / 2 * in_accumulator_units};
+}
+
+// One stored partial: at most its exact magnitude sum plus every error made so far.
+inline double add_stored_partial(double E, double u, double Sj, double subnormal_error) {
+  return E + (u * (Sj + E) + subnormal_error);
+}
+
+}  // namespace
+
+double error_bound(Dtype d, double S, int K, int cross_block_adds, const std::vector<double>& partial_S,
+                   double partial_scale) {
+  const ErrorStart start = error_start(d, S, K, cross_block_adds, partial_scale);
+  const double u = unit_roundoff(d);
+  double E = start.E;
+  for (double Sj : partial_S) E = add_stored_partial(E, u, Sj, start.subnormal_error);
   return E;
+}
+
+void error_bounds_charged_whole_S(Dtype d, const double* S, const double* partial_scale, int n, int K,
+                                  int cross_block_adds, int stored_partials, double* E) {
+  std::vector<double> subnormal_error(static_cast<std::size_t>(n));
+  for (int j = 0; j < n; ++j) {
+    const ErrorStart start = error_start(d, S[j], K, cross_block_adds, partial_scale[j]);
+    E[j] = start.E;
+    subnormal_error[j] = start.subnormal_error;
+  }
+  // Partial by partial across the row: each element's chain is error_bound's, step for step, but
+  // the row's independent chains no longer wait on one another (one element's chain of hundreds of
+  // dependent additions was most of a large case's expectation).
+  const double u = unit_roundoff(d);
+  for (int q = 0; q < stored_partials; ++q)
+    for (int j = 0; j < n; ++j) E[j] = add_stored_partial(E[j], u, S[j], subnormal_error[j]);
 }
 
 double error_bound(double S, int K, int cross_block_adds, const std::vector<double>& partial_S) {

@@ -35,18 +35,21 @@ OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matri
   // nothing is stored. Each stored partial is charged the whole S: the largest it can be.
   const bool dtype_partials = numerics.partials == Partials::fp16 && max_slices > 1;
   const double overflow = overflow_threshold(dtype);
-  std::vector<double> partial_S;
+  std::vector<double> scale(static_cast<std::size_t>(N)), S_row(static_cast<std::size_t>(N)),
+      E_row(static_cast<std::size_t>(N));
+  for (int j = 0; j < N; ++j) scale[j] = partial_scale(dtype, scales(0, j), shape.group, numerics.epilogue);
   for (int i = 0; i < M; ++i) {
+    for (int j = 0; j < N; ++j) S_row[j] = S(i, j);
+    error_bounds_charged_whole_S(dtype, S_row.data(), scale.data(), N, K, max_slices - 1,
+                                 dtype_partials ? max_slices - 1 : 0, E_row.data());
     for (int j = 0; j < N; ++j) {
-      if (dtype_partials) partial_S.assign(max_slices - 1, S(i, j));
-      const double scale = partial_scale(dtype, scales(0, j), shape.group, numerics.epilogue);
-      const double E = error_bound(dtype, S(i, j), K, max_slices - 1, partial_S, scale);
+      const double E = E_row[j];
       Admissible adm = admissible_output(dtype, y_exact(i, j), E, scales(0, j), shape.group, numerics.epilogue);
       // A stored partial's value is at most (S + E) times its scale: it may overflow from the dtype's
       // threshold on.
-      if (dtype_partials && (S(i, j) + E) * scale >= overflow) adm.unbounded = true;
+      if (dtype_partials && (S(i, j) + E) * scale[j] >= overflow) adm.unbounded = true;
       if (accumulator_may_overflow(dtype, S(i, j), E)) adm.unbounded = true;
-      if (scaled_partial_may_overflow(S(i, j), E, max_slices, scale)) adm.unbounded = true;
+      if (scaled_partial_may_overflow(S(i, j), E, max_slices, scale[j])) adm.unbounded = true;
       b.key_lo(i, j) = adm.key_lo;
       b.key_hi(i, j) = adm.key_hi;
       b.flags(i, j) = static_cast<std::uint8_t>((adm.nan_expected ? 1 : 0) | (adm.unbounded ? 2 : 0));

@@ -6,6 +6,7 @@
 // with round-then-scale (vLLM-like) and fp16 partials with scale-then-round.
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -265,6 +266,29 @@ TEST(AnyScheduleBound, RejectsBadDeclarations) {
   const OutputBounds one = output_bounds_any_schedule(y, S + F64Matrix::Constant(2, 64, 10.0), scales,
                                                       Contract::marlin, shape, 1);
   EXPECT_DOUBLE_EQ(one.E(0, 0), error_bound(10.0, 256, 0, {}));
+}
+
+
+// The any-schedule bound computes a row's E across its elements at once (error_bounds_charged_whole_S);
+// each must be error_bound's for that element bit for bit, whatever the dtype, scaling and count of
+// stored partials, magnitude sums from zero to beyond fp16's range included.
+TEST(AnyScheduleBound, TheRowFormIsErrorBoundBitForBit) {
+  const std::vector<double> S = {0.0, 1e-30, 0x1p-24, 0.75, 3.0, 1234.5, 65504.0, 1e9, 3e38};
+  const std::vector<double> scale = {1.0, 0.0, 0x1p-14, 0.125, 1.0, 7.5, 1.0, 0x1p-20, 2.0};
+  for (Dtype d : {Dtype::fp16, Dtype::bf16}) {
+    for (int stored : {0, 1, 7, 255}) {
+      for (int adds : {0, stored, 255}) {
+        std::vector<double> E(S.size());
+        error_bounds_charged_whole_S(d, S.data(), scale.data(), static_cast<int>(S.size()), 4096, adds, stored,
+                                     E.data());
+        for (size_t j = 0; j < S.size(); ++j) {
+          const double one = error_bound(d, S[j], 4096, adds, std::vector<double>(stored, S[j]), scale[j]);
+          EXPECT_EQ(std::memcmp(&E[j], &one, sizeof one), 0)
+              << name(d) << " stored " << stored << " adds " << adds << " S " << S[j] << ": " << E[j] << " vs " << one;
+        }
+      }
+    }
+  }
 }
 
 }  // namespace

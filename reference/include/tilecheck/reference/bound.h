@@ -62,6 +62,12 @@ Admissible admissible_output(double y, double E, half_bits scale, int group, Con
 double error_bound(Dtype d, double S, int K, int cross_block_adds, const std::vector<double>& partial_S,
                    double partial_scale = 1.0);
 double error_bound(double S, int K, int cross_block_adds, const std::vector<double>& partial_S);  // fp16
+// error_bound for n elements whose stored partials are each charged the element's whole S
+// (stored_partials of them, as the any-schedule bound does): E[j] is bit for bit
+// error_bound(d, S[j], K, cross_block_adds, {S[j] x stored_partials}, partial_scale[j]), computed
+// across the elements at once.
+void error_bounds_charged_whole_S(Dtype d, const double* S, const double* partial_scale, int n, int K,
+                                  int cross_block_adds, int stored_partials, double* E);
 // Whether the fp32 accumulator itself may reach +-Inf: never from fp16 inputs (|a * w^| < 2^32),
 // from bf16's wherever S + E reaches fp32's largest value. Such elements are unbounded.
 bool accumulator_may_overflow(Dtype d, double S, double E);
