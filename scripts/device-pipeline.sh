@@ -8,6 +8,7 @@
 # Steps (each logs its lines to summary.txt; the bench skips the points left at DEADLINE):
 #   build    configure the gpu preset with the peers and every mutant (ours, vLLM's), build all, golden regenerate --all
 #   vbuild   instead of build: the gpu preset with the peers, no mutants; tilecheck, vLLM's two libraries, the GPU suite
+#   mbuild   instead of build: the gpu preset with our mutants only (no peers), build all, golden regenerate --all
 #   ours     tilecheck run on our kernel (every format it lists)
 #   makerun  `make run PRESET=gpu` in a copy of the tree without build/, .peers/ or .venv/ (a new user's path)
 #   vllm     tilecheck run on both vLLM variants at once (8 judging threads each); VLLM_VARIANTS picks them
@@ -18,6 +19,7 @@
 #   race     racecheck on vLLM, one configuration per process, 2 configurations (source lines), beside vllm;
 #            RACE_FILTER narrows its gtest filter (default: every cell of m1n8k8g8 and m1n8k8gcol)
 #   bench    three kernels, marlin contract, each on its own choice (3 shapes x 5 M x 2 groups)
+#   ctx      CUDA start-up when many processes start at once: cudaFree(0) timed in 1, 4, 16 and 32 processes
 #   label    a default GPU build (build/plain) and ctest -L gpu -j 16 on it, output on failure (the first
 #            run makes the on-demand cases), again (steady state) if time is left, with each run's CPU;
 #            then the LABEL_VARIANTS runs; then a matrix process (each cell's time), a smoke process
@@ -86,6 +88,15 @@ if has build; then
   t=$(date +%s); cmake --build $B -- -k 0 > "$O/build-all.log" 2>&1; log "build all exit $? ($(since "$t") s)"
   grep -E "warning|error" "$O/build-all.log" | grep -v "^\[" | sort | uniq -c | sort -rn | head -10 >> "$O/summary.txt"
   wait $gpid; log "$(cat "$O/golden.done")"
+fi
+
+if has mbuild; then  # what our kill matrix needs, without the peers
+  max=$(grep -oE '= [0-9]+,' kernel/src/variants.h | grep -oE '[0-9]+' | sort -n | tail -1)
+  cmake --preset gpu "-DTC_MUTANT_LIST=$(seq -s';' 1 "$max")" -DTC_DELAY_VARIANTS=OFF > "$O/configure.log" 2>&1
+  log "configure (mutants 1-$max, no peers) exit $?"
+  t=$(date +%s); cmake --build $B -- -k 0 > "$O/build-all.log" 2>&1; log "build all exit $? ($(since "$t") s)"
+  grep -E "warning|error" "$O/build-all.log" | grep -v "^\[" | sort | uniq -c | sort -rn | head -10 >> "$O/summary.txt"
+  t=$(date +%s); $TC golden regenerate --all > "$O/golden.log" 2>&1; log "golden regenerate --all exit $? ($(since "$t") s)"
 fi
 
 if has vbuild; then  # the least that judges vLLM's libraries and races them
@@ -194,7 +205,8 @@ if has label; then
   kernel_lib=$R/build/plain/kernel/libtc_kernel_upstream.so
   for probe in "suite-m4n16k4gcol|tests/suite|suite_gpu_tests --gtest_filter=Catalogue/*_m4n16k4gcol_*" \
                "smoke-m4n16k4gcol|tests/kernel|kernel_smoke_gpu_tests --gtest_filter=AllConfigs/KernelSmoke.*/m4n16k4gcol_*" \
-               "kit-interruption|tests/plugins|kit_gpu_tests --gtest_filter=KitInterruption.*"; do
+               "kit-interruption|tests/plugins|kit_gpu_tests --gtest_filter=KitInterruption.*" \
+               "kit-run-hang|tests/plugins|kit_gpu_tests --gtest_filter=Kit/KitRun.*/kit_hang"; do
     IFS='|' read -r name dir cmd <<< "$probe"
     cmd="$R/build/plain/$dir/$cmd"
     { time (cd "$R/build/plain/$dir" && TC_KERNEL=$kernel_lib $cmd > "$O/alone-$name.log" 2>&1); } 2> "$O/alone-$name.time"
@@ -218,5 +230,16 @@ if has bench; then
     done
   done
   log "three-kernel bench ($(since "$t") s)"
+fi
+if has ctx; then  # does CUDA start-up serialise across processes? (each GPU test process pays it)
+  printf '%s\n' '#include <chrono>' '#include <cstdio>' '#include <cuda_runtime.h>' \
+    'int main() { const auto t0 = std::chrono::steady_clock::now(); cudaFree(0);' \
+    '  std::printf("%.3f\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()); }' > "$O/ctx.cu"
+  nvcc -O2 -o "$O/ctx" "$O/ctx.cu" > "$O/ctx-build.log" 2>&1 || log "ctx: nvcc failed"
+  for n in 1 1 4 16 32; do
+    t=$(date +%s.%N); rm -f "$O/ctx-$n.txt"
+    for i in $(seq "$n"); do "$O/ctx" >> "$O/ctx-$n.txt" & done; wait
+    log "ctx: $n processes at once: $(awk "BEGIN { print $(date +%s.%N) - $t }") s in all; cudaFree(0) each: $(sort -n "$O/ctx-$n.txt" | tr '\n' ' ')"
+  done
 fi
 log "PIPELINE END"
