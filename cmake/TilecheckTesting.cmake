@@ -1,7 +1,7 @@
 # One registration function for every GoogleTest executable.
 #   tc_add_gtest(NAME <exe> SOURCES <files...> LIBS <targets...> LABELS <cpu|gpu|sanitizer|mutation|notebook|perturb>
-#                [TIMEOUT <seconds>] [PER_KERNEL_VARIANT] [SERIAL])
-# PER_KERNEL_VARIANT registers the tests once per kernel library variant built (kernel/CMakeLists.txt),
+#                [TIMEOUT <seconds>] [COST <c>] [PER_KERNEL_VARIANT] [SERIAL])
+# COST: ctest's scheduling weight of each test (the costliest start first). PER_KERNEL_VARIANT registers the tests once per kernel library variant built (kernel/CMakeLists.txt),
 # named <exe>.<variant>.<test> and run with TC_KERNEL pointing at that library. SERIAL: the tests need
 # the GPU to themselves (ctest -j runs them alone).
 # Tests are discovered PRE_TEST, so a build never runs a GPU binary at build time; a GPU test on a
@@ -38,7 +38,7 @@ endfunction()
 set(TC_TEST_LABELS cpu gpu sanitizer mutation notebook perturb)  # perturb: the perturbation tier (docs/perturb.md)
 
 function(tc_add_gtest)
-  cmake_parse_arguments(T "PER_KERNEL_VARIANT;SERIAL" "NAME;TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "PER_KERNEL_VARIANT;SERIAL" "NAME;TIMEOUT;COST" "SOURCES;LIBS;LABELS" ${ARGN})
   foreach(label IN LISTS T_LABELS)
     if(NOT label IN_LIST TC_TEST_LABELS)
       message(FATAL_ERROR "tc_add_gtest(${T_NAME}): unknown label '${label}' (expected one of ${TC_TEST_LABELS})")
@@ -56,6 +56,9 @@ function(tc_add_gtest)
   set(extra "")  # properties beyond labels and timeout
   if(T_SERIAL)
     set(extra RUN_SERIAL TRUE)
+  endif()
+  if(T_COST)  # ctest -j starts the costliest first: long tests must not start last on a fresh tree
+    list(APPEND extra COST ${T_COST})
   endif()
   if("gpu" IN_LIST T_LABELS)  # a GPU test may load an on-demand case: made once, before (tests/suite)
     list(APPEND extra FIXTURES_REQUIRED tc_generated_cases)
