@@ -1,9 +1,10 @@
 # One registration function for every GoogleTest executable.
 #   tc_add_gtest(NAME <exe> SOURCES <files...> LIBS <targets...> LABELS <cpu|gpu|sanitizer|mutation|notebook|perturb>
 #                [TIMEOUT <seconds>] [COST <c>] [PER_KERNEL_VARIANT] [SERIAL])
-# COST: ctest's scheduling weight of each test (the costliest start first). PER_KERNEL_VARIANT registers the tests once per kernel library variant built (kernel/CMakeLists.txt),
-# named <exe>.<variant>.<test> and run with TC_KERNEL pointing at that library. SERIAL: the tests need
-# the GPU to themselves (ctest -j runs them alone).
+# COST: ctest's scheduling weight of each test (the costliest start first). PER_KERNEL_VARIANT
+# registers the tests once per kernel library variant built (kernel/CMakeLists.txt), named
+# <exe>.<variant>.<test> and run with TC_KERNEL pointing at that library. SERIAL: the tests need the
+# GPU to themselves (ctest -j runs them alone).
 # Tests are discovered PRE_TEST, so a build never runs a GPU binary at build time; a GPU test on a
 # machine without a GPU reports SKIPPED (GTEST_SKIP), which ctest shows as "Skipped".
 include(GoogleTest)
