@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A GPU session's pipeline on the lent H200, run across several device calls: the first call starts it
 # detached (setsid: a call's end kills its own process group, and the pipeline must outlive it), every
-# call waits for it up to SECONDS and sends back the log and a tarball of the results.
+# call waits for it up to SECONDS and sends back the log and a tarball of the results. Each call copies
+# the working tree onto the device again: a step that reads the tree (the label's ctest) must not be
+# running when the next call starts (s22: 5 tests lost fixtures/catalogue.txt mid-run).
 #   scripts/device-pipeline.sh poll SECONDS [STEP ...]    default steps: build ours vllm kill bench label
 #   (also: makerun, vctest, vkill, perturb, race)
 #   scripts/device-pipeline.sh --help
