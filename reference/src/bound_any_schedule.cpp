@@ -35,12 +35,10 @@ OutputBounds output_bounds_any_schedule(const F64Matrix& y_exact, const F64Matri
   // nothing is stored. Each stored partial is charged the whole S: the largest it can be.
   const bool dtype_partials = numerics.partials == Partials::fp16 && max_slices > 1;
   const double overflow = overflow_threshold(dtype);
-  std::vector<double> scale(static_cast<std::size_t>(N)), S_row(static_cast<std::size_t>(N)),
-      E_row(static_cast<std::size_t>(N));
+  std::vector<double> scale(static_cast<std::size_t>(N)), E_row(static_cast<std::size_t>(N));
   for (int j = 0; j < N; ++j) scale[j] = partial_scale(dtype, scales(0, j), shape.group, numerics.epilogue);
   for (int i = 0; i < M; ++i) {
-    for (int j = 0; j < N; ++j) S_row[j] = S(i, j);
-    error_bounds_charged_whole_S(dtype, S_row.data(), scale.data(), N, K, max_slices - 1,
+    error_bounds_charged_whole_S(dtype, S.row(i).data(), scale.data(), N, K, max_slices - 1,  // rows are contiguous
                                  dtype_partials ? max_slices - 1 : 0, E_row.data());
     for (int j = 0; j < N; ++j) {
       const double E = E_row[j];
