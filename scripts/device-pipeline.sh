@@ -21,13 +21,18 @@
 #   race     racecheck on vLLM, one configuration per process, 2 configurations (source lines), beside vllm;
 #            RACE_FILTER narrows its gtest filter (default: every cell of m1n8k8g8 and m1n8k8gcol)
 #   bench    three kernels, marlin contract, each on its own choice (3 shapes x 5 M x 2 groups)
-#   ctx      CUDA start-up when many processes start at once: cudaFree(0) timed in 1, 4, 16 and 32 processes
+#   trace    the steady label on the default build, sampled (scripts/sample-processes.sh, read by
+#            scripts/label-timeline.py): once per word of TRACE_VARIANTS ("all", or a ctest -E regex)
+#   hangcost a matrix process and a smoke process alone, then beside a kit kernel that hangs
+#   ctx      CUDA start-up when many processes start at once: cudaFree(0) (a context), then cudaGetDeviceCount
+#            (the driver only), timed in 1, 4, 16 and 32 processes
 #   label    a default GPU build (build/plain) and ctest -L gpu -j 16 on it, output on failure (the first
 #            run makes the on-demand cases), again (steady state) if time is left, with each run's CPU;
 #            then the LABEL_VARIANTS runs; then a matrix process (each cell's time), a smoke process
 #            and KitInterruption, each alone and timed
 # Environment: PEERS (default .peers: ist-marlin/marlin/ and vllm/ as docs/vllm-marlin.md lists),
 # LABEL_VARIANTS (label step: more runs, e.g. "slots=8 OMP_NUM_THREADS=2"; see the step),
+# TRACE_VARIANTS (trace step; default "all"),
 # OUTDIR (default /tmp/tc-pipeline), DEADLINE (seconds from the start; default 1500), $OUT (the device
 # tool's folder for files sent back). The peers' files are never written into the repository.
 set -uo pipefail
@@ -111,7 +116,7 @@ if has vbuild; then  # the least that judges vLLM's libraries and races them
   t=$(date +%s); $TC golden regenerate --all > "$O/golden.log" 2>&1; log "golden regenerate --all exit $? ($(since "$t") s)"
 fi
 
-if has label; then  # the default build beside the rest; its label runs at the end, alone
+if has label || has trace || has hangcost; then  # the default build beside the rest; its label runs at the end, alone
   ( cmake --preset default -B build/plain -DCMAKE_CUDA_ARCHITECTURES=90 > "$O/plain-configure.log" 2>&1 &&
     nice cmake --build build/plain > "$O/plain-build.log" 2>&1; echo "default build exit $?" > "$O/plain.done" ) &
   ppid=$!
@@ -233,15 +238,57 @@ if has bench; then
   done
   log "three-kernel bench ($(since "$t") s)"
 fi
+plain_cases() {  # the default build's on-demand cases, made once (what the label's first run would do)
+  [ -f "$O/plain-golden.done" ] && return
+  wait "$ppid"; log "$(cat "$O/plain.done")"
+  t=$(date +%s); build/plain/cli/tilecheck golden regenerate --all --keep-manifest > "$O/plain-golden.log" 2>&1
+  log "golden regenerate --all (default build) exit $? ($(since "$t") s)"; touch "$O/plain-golden.done"
+}
+if has hangcost; then  # what a kernel that hangs costs the GPU processes beside it
+  plain_cases
+  TIMEFORMAT='%R s wall, %U s user, %S s sys'
+  P=$R/build/plain
+  hang=("$P/cli/tilecheck" tiles --kernel "$P/kernel/libtc_kit_hang.so" --case constant_m16_n256_k128_g128_marlin
+        --config m2n16k4g8 --sms 3 --cell-timeout 60)
+  for beside in alone hang; do
+    if [ $beside = hang ]; then "${hang[@]}" > "$O/hangcost-hang.log" 2>&1 & hpid=$!; sleep 4; fi
+    for probe in "suite|tests/suite|suite_gpu_tests --gtest_filter=Catalogue/*_m4n16k4gcol_*" \
+                 "smoke|tests/kernel|kernel_smoke_gpu_tests --gtest_filter=AllConfigs/KernelSmoke.*/m4n16k4gcol_*"; do
+      IFS='|' read -r name dir cmd <<< "$probe"
+      { time (cd "$P/$dir" && TC_KERNEL=$P/kernel/libtc_kernel_upstream.so $P/$dir/$cmd > "$O/hangcost-$name-$beside.log" 2>&1); } 2> "$O/hangcost-$name-$beside.time"
+      log "hangcost: $name $beside: $(cat "$O/hangcost-$name-$beside.time"); $(grep -E '^\[  (PASSED|FAILED)' "$O/hangcost-$name-$beside.log" | head -1)"
+    done
+    [ $beside = hang ] && { kill "$hpid" 2>/dev/null; wait "$hpid" 2>/dev/null; }
+  done
+fi
+if has trace; then  # the label's timeline: which processes ran when, and the CPU over time
+  plain_cases
+  export OMP_NUM_THREADS=1
+  TIMEFORMAT='%R s wall, %U s user, %S s sys'
+  i=0
+  for variant in ${TRACE_VARIANTS:-all}; do
+    [ "$(left)" -gt 120 ] || { log "trace $variant: skipped (deadline)"; continue; }
+    i=$((i + 1)); tag=$i-$(echo "$variant" | tr -c 'A-Za-z0-9\n' '_'); args=()
+    [ "$variant" = all ] || args=(-E "$variant")
+    scripts/sample-processes.sh 'build/plain|tilecheck|python' "$O/trace-$tag.samples" & spid=$!
+    t=$(date +%s); { time ctest --test-dir build/plain -L gpu -j 16 "${args[@]}" --output-on-failure > "$O/trace-$tag.log" 2>&1; } 2> "$O/trace-$tag.time"
+    kill "$spid"; wait "$spid" 2>/dev/null
+    log "trace $variant ($(since "$t") s; $(cat "$O/trace-$tag.time")): $(grep -E 'tests passed|tests failed' "$O/trace-$tag.log")"
+  done
+fi
 if has ctx; then  # does CUDA start-up serialise across processes? (each GPU test process pays it)
   printf '%s\n' '#include <chrono>' '#include <cstdio>' '#include <cuda_runtime.h>' \
-    'int main() { const auto t0 = std::chrono::steady_clock::now(); cudaFree(0);' \
+    'int main(int argc, char**) { const auto t0 = std::chrono::steady_clock::now(); int n = 0;' \
+    '  if (argc > 1) cudaGetDeviceCount(&n); else cudaFree(0);' \
     '  std::printf("%.3f\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count()); }' > "$O/ctx.cu"
   nvcc -O2 -o "$O/ctx" "$O/ctx.cu" > "$O/ctx-build.log" 2>&1 || log "ctx: nvcc failed"
-  for n in 1 1 4 16 32; do
-    t=$(date +%s.%N); rm -f "$O/ctx-$n.txt"
-    for i in $(seq "$n"); do "$O/ctx" >> "$O/ctx-$n.txt" & done; wait
-    log "ctx: $n processes at once: $(awk "BEGIN { print $(date +%s.%N) - $t }") s in all; cudaFree(0) each: $(sort -n "$O/ctx-$n.txt" | tr '\n' ' ')"
+  for probe in "cudaFree(0)|" "cudaGetDeviceCount|count"; do  # a context, or the driver's start only
+    IFS='|' read -r what arg <<< "$probe"
+    for n in 1 1 4 16 32; do
+      t=$(date +%s.%N); rm -f "$O/ctx-$n.txt"
+      for i in $(seq "$n"); do "$O/ctx" $arg >> "$O/ctx-$n.txt" & done; wait
+      log "ctx: $n processes at once: $(awk "BEGIN { print $(date +%s.%N) - $t }") s in all; $what each: $(sort -n "$O/ctx-$n.txt" | tr '\n' ' ')"
+    done
   done
 fi
 log "PIPELINE END"
