@@ -107,10 +107,12 @@ endfunction()
 
 # One GPU matrix process: the cells of one configuration of one kernel library
 # (tests/suite/suite_gpu_test.cpp), run once the on-demand cases they load are made
-# (suite_gpu.generated_cases). COST: these long processes start first, the short GPU tests fill in.
+# (suite_gpu.generated_cases). No COST: ctest then orders them by their times in earlier runs, longest
+# first (a COST replaces those times; with one COST for all, the 10-16 s m4 processes, registered last,
+# started 42-47 s into the label and ended it: docs/results/gpu-2026-12-03-s23.md).
 function(tc_add_matrix_process variant config library)
   tc_add_cell_process_test(NAME suite_gpu.${variant}.${config}
     COMMAND suite_gpu_tests --gtest_brief=1 "--gtest_filter=Catalogue/*_${config}_*"
-    LABELS gpu TIMEOUT 600 COST 100 ENVIRONMENT "TC_KERNEL=${library}")
+    LABELS gpu TIMEOUT 600 ENVIRONMENT "TC_KERNEL=${library}")
   set_tests_properties(suite_gpu.${variant}.${config} PROPERTIES FIXTURES_REQUIRED tc_generated_cases)
 endfunction()
