@@ -1,10 +1,9 @@
 # One registration function for every GoogleTest executable.
 #   tc_add_gtest(NAME <exe> SOURCES <files...> LIBS <targets...> LABELS <cpu|gpu|sanitizer|mutation|notebook|perturb>
-#                [TIMEOUT <seconds>] [COST <c>] [PER_KERNEL_VARIANT] [SERIAL])
+#                [TIMEOUT <seconds>] [COST <c>] [PER_KERNEL_VARIANT])
 # COST: ctest's scheduling weight of each test (the costliest start first). PER_KERNEL_VARIANT
 # registers the tests once per kernel library variant built (kernel/CMakeLists.txt), named
-# <exe>.<variant>.<test> and run with TC_KERNEL pointing at that library. SERIAL: the tests need the
-# GPU to themselves (ctest -j runs them alone).
+# <exe>.<variant>.<test> and run with TC_KERNEL pointing at that library.
 # Tests are discovered PRE_TEST, so a build never runs a GPU binary at build time; a GPU test on a
 # machine without a GPU reports SKIPPED (GTEST_SKIP), which ctest shows as "Skipped".
 include(GoogleTest)
@@ -39,7 +38,7 @@ endfunction()
 set(TC_TEST_LABELS cpu gpu sanitizer mutation notebook perturb)  # perturb: the perturbation tier (docs/perturb.md)
 
 function(tc_add_gtest)
-  cmake_parse_arguments(T "PER_KERNEL_VARIANT;SERIAL" "NAME;TIMEOUT;COST" "SOURCES;LIBS;LABELS" ${ARGN})
+  cmake_parse_arguments(T "PER_KERNEL_VARIANT" "NAME;TIMEOUT;COST" "SOURCES;LIBS;LABELS" ${ARGN})
   foreach(label IN LISTS T_LABELS)
     if(NOT label IN_LIST TC_TEST_LABELS)
       message(FATAL_ERROR "tc_add_gtest(${T_NAME}): unknown label '${label}' (expected one of ${TC_TEST_LABELS})")
@@ -55,9 +54,6 @@ function(tc_add_gtest)
   target_link_libraries(${T_NAME} PRIVATE ${T_LIBS} tc_gtest_main GTest::gtest tc_warnings)
   target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/tests)  # "common/<helper>.h"
   set(extra "")  # properties beyond labels and timeout
-  if(T_SERIAL)
-    set(extra RUN_SERIAL TRUE)
-  endif()
   if(T_COST)  # ctest -j starts the costliest first: long tests must not start last on a fresh tree
     list(APPEND extra COST ${T_COST})
   endif()
@@ -87,10 +83,11 @@ endfunction()
 # failure anywhere is Failed, Skipped only when every case skipped. GPU processes ask ctest for one
 # GPU (RESOURCE_GROUPS; with --resource-spec-file ctest spreads them over the GPUs it lists).
 #   tc_add_cell_process_test(NAME <test> COMMAND <command...> LABELS <labels> [TIMEOUT <s>] [COST <c>]
-#                            [ENVIRONMENT <VAR=value...>])
+#                            [ENVIRONMENT <VAR=value...>] [SERIAL])
+# SERIAL: the process needs the GPU to itself (ctest -j runs it alone, after the others).
 set(TC_CELL_PROCESS_PROPERTIES SKIP_RETURN_CODE 77)
 function(tc_add_cell_process_test)
-  cmake_parse_arguments(T "" "NAME;TIMEOUT;COST" "COMMAND;LABELS;ENVIRONMENT" ${ARGN})
+  cmake_parse_arguments(T "SERIAL" "NAME;TIMEOUT;COST" "COMMAND;LABELS;ENVIRONMENT" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
@@ -102,6 +99,9 @@ function(tc_add_cell_process_test)
                        ENVIRONMENT "${T_ENVIRONMENT}" ${TC_CELL_PROCESS_PROPERTIES})
   if("gpu" IN_LIST T_LABELS OR "sanitizer" IN_LIST T_LABELS OR "perturb" IN_LIST T_LABELS)
     set_tests_properties(${T_NAME} PROPERTIES RESOURCE_GROUPS "gpus:1")
+  endif()
+  if(T_SERIAL)
+    set_tests_properties(${T_NAME} PROPERTIES RUN_SERIAL TRUE)
   endif()
 endfunction()
 
