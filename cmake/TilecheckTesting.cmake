@@ -109,7 +109,8 @@ endfunction()
 # (tests/suite/suite_gpu_test.cpp), run once the on-demand cases they load are made
 # (suite_gpu.generated_cases). No COST: ctest then orders them by their times in earlier runs, longest
 # first (a COST replaces those times; with one COST for all, the 10-16 s m4 processes, registered last,
-# started 42-47 s into the label and ended it: docs/results/gpu-2026-12-03-s23.md).
+# started 42-47 s into the label and ended it: docs/results/gpu-2026-12-03-s23.md). Without timings
+# (a first run) ctest keeps the registration order, so tests/suite registers our m4 processes first.
 function(tc_add_matrix_process variant config library)
   tc_add_cell_process_test(NAME suite_gpu.${variant}.${config}
     COMMAND suite_gpu_tests --gtest_brief=1 "--gtest_filter=Catalogue/*_${config}_*"
